@@ -1,0 +1,1 @@
+"""Shoal services: one package per service; only services.cli imports them all."""

@@ -1,0 +1,1 @@
+"""Shoal cli service."""

@@ -1,0 +1,81 @@
+"""The `shoal` command: one entry point that dispatches to each service's commands.
+
+Each command lives in the package that owns it, as a module exposing
+``add_arguments(parser)`` and ``run(args) -> int``; this module only knows where they are.
+Only the CLI may import every service (import-linter enforces the rest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from shared.errors import UserError
+
+# (words, module, help). Order is the order `shoal --help` lists them.
+COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("up",), "services.cli.up", "start the whole system (embedded broker + kubesim + services)"),
+    (("run", "broker"), "shared.broker_cli", "run the embedded Kafka-protocol broker"),
+    (("run", "kubesim"), "services.kubesim.cli", "run the simulated Kubernetes API server"),
+    (("run", "watcher"), "services.watcher.cli", "run the watcher service"),
+    (("run", "jobcontroller"), "services.jobcontroller.cli", "run the job-controller service"),
+    (("run", "scheduler"), "services.scheduler.cli", "run the scheduler service"),
+    (("run", "binder"), "services.binder.cli", "run the binder service"),
+    (("simulate", "schedule"), "services.scheduler.simulate", "one scheduling session"),
+    (("simulate", "reconcile"), "services.jobcontroller.simulate", "one sync of every job"),
+    (("bench", "bus"), "shared.bus_bench", "bus throughput through the broker"),
+    (("bench", "kubesim"), "services.kubesim.bench", "kubesim creates/binds/watch events per s"),
+    (("bench", "scheduler"), "services.scheduler.bench", "scheduler decisions/s, session time"),
+    (("bench", "jobcontroller"), "services.jobcontroller.bench", "reconciles/s, pods created/s"),
+)
+
+
+def _load(module: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module.startswith(exc.name):
+            return None  # not built yet in this checkout
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="shoal", description=__doc__.splitlines()[0])
+    groups: dict[tuple[str, ...], argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+    groups[()] = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parsers: dict[tuple[str, ...], argparse.ArgumentParser] = {}
+    for words, module_name, help_text in COMMANDS:
+        module = _load(module_name)
+        if module is None:
+            continue
+        for depth in range(1, len(words)):
+            prefix = words[:depth]
+            if prefix not in groups:
+                sub = groups[words[: depth - 1]].add_parser(words[depth - 1], help=f"{words[0]} ...")
+                parsers[prefix] = sub
+                groups[prefix] = sub.add_subparsers(
+                    dest="_".join(prefix), metavar="WHAT", required=True
+                )
+        leaf = groups[words[:-1]].add_parser(words[-1], help=help_text, description=help_text)
+        module.add_arguments(leaf)
+        leaf.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args._run(args)
+    except UserError as exc:
+        print(f"shoal: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Shoal common library: models, quantities, events, bus, config, logging, metrics, runtime."""
