@@ -1,0 +1,201 @@
+"""Settings from environment variables into small frozen msgspec Structs.
+
+Each field of a settings Struct reads one variable, `SHOAL_<FIELD>` unless the Struct's
+`env_names` maps it elsewhere (the broker address is the conventional `KAFKA_BOOTSTRAP`). A field's
+`Meta(description=...)` is its documentation. Strings are converted by the field's type (int,
+float, bool, str, tuple[str, ...], Literal choices, and `Duration` such as `500ms`, `30s`, `2m`);
+the Struct's own constraints are then checked. A bad value raises one `UserError` naming the
+variable and the value.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
+
+import msgspec
+from msgspec import Meta
+
+from shared.errors import UserError
+
+ENV_PREFIX = "SHOAL_"
+
+
+class _DurationMarker:
+    """Marks a float field (seconds) that also accepts `ms`/`s`/`m`/`h` suffixes."""
+
+
+Duration = Annotated[float, _DurationMarker(), Meta(ge=0)]
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How every service talks to Kafka (or to the embedded Tansu broker)."""
+
+    env_names: ClassVar[Mapping[str, str]] = {"bootstrap": "KAFKA_BOOTSTRAP"}
+
+    bootstrap: Annotated[
+        str, Meta(description="host:port list of the brokers; empty means the embedded broker")
+    ] = ""
+    client_id: Annotated[str, Meta(description="client id sent to the broker (logs, quotas)")] = (
+        "shoal"
+    )
+    fetch_max_wait_ms: Annotated[
+        int,
+        Meta(ge=0, description="longest a fetch is parked; Tansu never wakes it early"),
+    ] = 20
+    acks: Annotated[
+        Literal["all", "1", "0"], Meta(description="producer acknowledgement level")
+    ] = "all"
+    linger_ms: Annotated[int, Meta(ge=0, description="producer batching delay")] = 5
+    max_batch_size: Annotated[
+        int, Meta(ge=1024, description="producer batch size in bytes per partition")
+    ] = 256 * 1024
+    max_request_size: Annotated[
+        int, Meta(ge=1024, description="largest produce request in bytes")
+    ] = 4 * 1024 * 1024
+    session_timeout_ms: Annotated[
+        int, Meta(ge=1000, description="group member is dropped after this silence")
+    ] = 10_000
+    heartbeat_interval_ms: Annotated[int, Meta(ge=100, description="group heartbeat period")] = (
+        1_000
+    )
+    max_poll_interval_ms: Annotated[
+        int, Meta(ge=1000, description="longest a handler may hold a batch before eviction")
+    ] = 300_000
+    topic_partitions: Annotated[
+        int, Meta(ge=1, description="partitions of topics the bus creates")
+    ] = 4
+    topic_prefix: Annotated[
+        str, Meta(description="prefix of every Shoal topic, e.g. the dead-letter topic")
+    ] = "shoal."
+
+
+class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Process-level settings shared by every service."""
+
+    http_port: Annotated[
+        int, Meta(ge=0, le=65535, description="port of /metrics /healthz /readyz (0: any)")
+    ] = 8080
+    log_level: Annotated[
+        Literal["debug", "info", "warning", "error"], Meta(description="lowest level logged")
+    ] = "info"
+    log_format: Annotated[
+        Literal["json", "console", "auto"],
+        Meta(description="json lines, console, or auto (console on a TTY, else json)"),
+    ] = "auto"
+    shutdown_grace: Annotated[
+        Duration, Meta(description="after SIGTERM, time to drain and commit before cancelling")
+    ] = 20.0
+
+
+def env_name(cls: type[msgspec.Struct], field: str, *, prefix: str = ENV_PREFIX) -> str:
+    """The environment variable that sets `field` of `cls`."""
+    overrides: Mapping[str, str] = getattr(cls, "env_names", {})
+    return overrides.get(field) or f"{prefix}{field.upper()}"
+
+
+def load_settings(
+    cls: type[S], environ: Mapping[str, str] = os.environ, *, prefix: str = ENV_PREFIX
+) -> S:
+    """Build `cls` from `environ`; unset variables keep the field's default."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    raw: dict[str, Any] = {}
+    variables: dict[str, str] = {}
+    for field in msgspec.structs.fields(cls):
+        var = env_name(cls, field.name, prefix=prefix)
+        if var not in environ:
+            continue
+        variables[field.name] = var
+        value = environ[var]
+        try:
+            raw[field.name] = _parse(hints[field.name], value.strip())
+        except ValueError as exc:
+            raise UserError(f"{var}={value!r}: {exc}") from None
+    try:
+        return msgspec.convert(raw, cls)
+    except msgspec.ValidationError as exc:
+        match = re.search(r"at `\$\.(\w+)`", str(exc))
+        name = match.group(1) if match else ""
+        var = variables.get(name, name or "settings")
+        message = str(exc).split(" - at `")[0]
+        raise UserError(f"{var}={environ.get(var, '')!r}: {message}") from None
+
+
+def _parse(hint: Any, text: str) -> Any:
+    base, markers = _unwrap(hint)
+    if any(isinstance(m, _DurationMarker) for m in markers):
+        return parse_duration(text)
+    if typing.get_origin(base) is Literal:
+        choices = typing.get_args(base)
+        if text.lower() not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return text.lower()
+    if typing.get_origin(base) is tuple:
+        return tuple(part.strip() for part in text.split(",") if part.strip())
+    parser = _SCALARS.get(base)
+    if parser is None:
+        raise TypeError(f"settings field type {base!r} has no environment parser")
+    return parser(text)
+
+
+def _unwrap(hint: Any) -> tuple[Any, list[object]]:
+    """Strip Annotated layers (nested aliases too), collecting their metadata."""
+    markers: list[object] = []
+    while typing.get_origin(hint) is Annotated:
+        markers.extend(hint.__metadata__)
+        hint = hint.__origin__
+    if isinstance(hint, types.UnionType):
+        raise TypeError("optional settings fields are not supported; use a default instead")
+    return hint, markers
+
+
+def _parse_int(text: str) -> int:
+    try:
+        return int(text.replace("_", ""))
+    except ValueError:
+        raise ValueError("expected an integer") from None
+
+
+def _parse_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("expected a number") from None
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError("expected true/false, yes/no, on/off or 1/0")
+
+
+_SCALARS: dict[Any, Callable[[str], Any]] = {
+    int: _parse_int,
+    float: _parse_float,
+    bool: _parse_bool,
+    str: lambda text: text,
+}
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """`250ms`, `1.5s`, `2m`, `1h` or a bare number of seconds → seconds."""
+    match = _DURATION.match(text.lower())
+    if match is None:
+        raise ValueError("expected a duration such as 500ms, 30s, 2m or 1h")
+    return float(match.group(1)) * _UNIT_S[match.group(2)]
