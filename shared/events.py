@@ -1,0 +1,148 @@
+"""The event envelope: every record on every Shoal topic is one of these tagged Structs.
+
+Tags are explicit and never reused; new fields get defaults so old records still decode.
+Names are past-tense facts. API objects travel as raw JSON (``msgspec.Raw``) so that a record is
+decoded into a typed model only by the consumer that needs it, and passes through intact.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import msgspec
+
+from shared.models.base import Json
+
+
+class Envelope(msgspec.Struct, kw_only=True, tag_field="type", omit_defaults=True):
+    """Fields every event carries."""
+
+    id: str = msgspec.field(default_factory=lambda: uuid.uuid4().hex)
+    key: str
+    occurred_at: float = msgspec.field(default_factory=time.time)
+    producer: str = ""
+    epoch: int = 0
+
+
+# --- state topics (watcher → everyone) -----------------------------------------------------
+
+
+class ObjectEvent(Envelope, kw_only=True):
+    kind: str
+    resourceVersion: str
+    object: msgspec.Raw
+
+
+class ObjectAdded(ObjectEvent, tag="ObjectAdded"):
+    pass
+
+
+class ObjectModified(ObjectEvent, tag="ObjectModified"):
+    pass
+
+
+class ObjectDeleted(ObjectEvent, tag="ObjectDeleted"):
+    pass
+
+
+class ListSynced(Envelope, tag="ListSynced"):
+    """Published after each LIST: every object of ``kind`` up to ``resourceVersion`` was sent."""
+
+    kind: str
+    resourceVersion: str
+    count: int = 0
+
+
+StateEvent = ObjectAdded | ObjectModified | ObjectDeleted | ListSynced
+
+# --- decision topics (scheduler → binder) --------------------------------------------------
+
+
+class PodBindDecided(Envelope, tag="PodBindDecided"):
+    pod_uid: str
+    node: str
+    podgroup: str = ""
+    cycle: int = 0
+
+
+class PodEvictDecided(Envelope, tag="PodEvictDecided"):
+    pod_uid: str
+    reason: str = ""
+    message: str = ""
+    cycle: int = 0
+
+
+class PodGroupStatusDecided(Envelope, tag="PodGroupStatusDecided"):
+    phase: str
+    conditions: list[Json] = []
+    cycle: int = 0
+
+
+Decision = PodBindDecided | PodEvictDecided | PodGroupStatusDecided
+
+# --- results topic (binder → scheduler) ----------------------------------------------------
+
+
+class PodBound(Envelope, tag="PodBound"):
+    pod_uid: str
+    node: str
+    decision_id: str = ""
+
+
+class PodBindFailed(Envelope, tag="PodBindFailed"):
+    pod_uid: str
+    node: str
+    reason: str
+    message: str = ""
+    decision_id: str = ""
+    bound_to: str = ""
+
+
+class PodEvicted(Envelope, tag="PodEvicted"):
+    pod_uid: str
+    decision_id: str = ""
+
+
+class PodEvictFailed(Envelope, tag="PodEvictFailed"):
+    pod_uid: str
+    reason: str
+    message: str = ""
+    decision_id: str = ""
+
+
+class DecisionDropped(Envelope, tag="DecisionDropped"):
+    """The binder ignored a decision from a stale leadership epoch."""
+
+    decision_id: str
+    newest_epoch: int
+
+
+Result = PodBound | PodBindFailed | PodEvicted | PodEvictFailed | DecisionDropped
+
+AnyEvent = StateEvent | Decision | Result
+
+_encoder = msgspec.json.Encoder()
+state_decoder: msgspec.json.Decoder[StateEvent] = msgspec.json.Decoder(StateEvent)
+decision_decoder: msgspec.json.Decoder[Decision] = msgspec.json.Decoder(Decision)
+result_decoder: msgspec.json.Decoder[Result] = msgspec.json.Decoder(Result)
+any_decoder: msgspec.json.Decoder[AnyEvent] = msgspec.json.Decoder(AnyEvent)
+
+
+def encode(event: Envelope) -> bytes:
+    return _encoder.encode(event)
+
+
+def raw_object(obj: Json | bytes) -> msgspec.Raw:
+    """Wrap an API object (dict or its JSON bytes) for an ObjectEvent."""
+    return msgspec.Raw(obj if isinstance(obj, bytes) else _encoder.encode(obj))
+
+
+def object_of(event: ObjectEvent, model: type[Any] | None = None) -> Any:
+    """Decode the object of a state event (into ``model`` when given, else a dict)."""
+    return (
+        msgspec.json.decode(event.object, type=model)
+        if model
+        else msgspec.json.decode(event.object)
+    )

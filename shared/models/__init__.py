@@ -1,0 +1,83 @@
+"""Typed models of the Kubernetes objects Shoal reads (msgspec Structs shaped as the API JSON)."""
+
+from shared.models.base import (
+    Condition,
+    Json,
+    LabelSelector,
+    Model,
+    ObjectMeta,
+    OwnerReference,
+    Resource,
+    object_key,
+)
+from shared.models.batch import Job
+from shared.models.core import (
+    ConfigMap,
+    Container,
+    Event,
+    Lease,
+    Namespace,
+    Node,
+    Pod,
+    PodSpec,
+    PriorityClass,
+    Service,
+    Taint,
+    Toleration,
+)
+from shared.models.kubeflow import PyTorchJob
+from shared.models.kueue import ClusterQueue, LocalQueue, ResourceFlavor, Workload
+from shared.models.registry import (
+    KINDS,
+    check_quantities,
+    convert,
+    decode_object,
+    iter_documents,
+    load_manifests,
+    model_for,
+    of_kind,
+    to_dict,
+)
+from shared.models.volcano import Command, PodGroup, Queue, VolcanoJob
+
+__all__ = [
+    "KINDS",
+    "ClusterQueue",
+    "Command",
+    "Condition",
+    "ConfigMap",
+    "Container",
+    "Event",
+    "Job",
+    "Json",
+    "LabelSelector",
+    "Lease",
+    "LocalQueue",
+    "Model",
+    "Namespace",
+    "Node",
+    "ObjectMeta",
+    "OwnerReference",
+    "Pod",
+    "PodGroup",
+    "PodSpec",
+    "PriorityClass",
+    "PyTorchJob",
+    "Queue",
+    "Resource",
+    "ResourceFlavor",
+    "Service",
+    "Taint",
+    "Toleration",
+    "VolcanoJob",
+    "Workload",
+    "check_quantities",
+    "convert",
+    "decode_object",
+    "iter_documents",
+    "load_manifests",
+    "model_for",
+    "object_key",
+    "of_kind",
+    "to_dict",
+]

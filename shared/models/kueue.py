@@ -1,0 +1,112 @@
+"""Kueue objects (kueue.x-k8s.io/v1beta1): ResourceFlavor, ClusterQueue, LocalQueue, Workload."""
+
+from __future__ import annotations
+
+import msgspec
+
+from shared.models.base import Condition, Json, LabelSelector, Model, ObjectMeta
+from shared.models.core import Taint, Toleration
+
+
+class ResourceFlavorSpec(Model):
+    nodeLabels: dict[str, str] = {}
+    nodeTaints: list[Taint] = []
+    tolerations: list[Toleration] = []
+
+
+class ResourceFlavor(Model):
+    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    kind: str = "ResourceFlavor"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceFlavorSpec = msgspec.field(default_factory=ResourceFlavorSpec)
+
+
+class ResourceQuota(Model):
+    name: str
+    nominalQuota: str | int | float = 0
+    borrowingLimit: str | int | float | None = None
+    lendingLimit: str | int | float | None = None
+
+
+class FlavorQuotas(Model):
+    name: str
+    resources: list[ResourceQuota] = []
+
+
+class ResourceGroup(Model):
+    coveredResources: list[str] = []
+    flavors: list[FlavorQuotas] = []
+
+
+class ClusterQueuePreemption(Model):
+    reclaimWithinCohort: str = "Never"
+    withinClusterQueue: str = "Never"
+    borrowWithinCohort: Json | None = None
+
+
+class ClusterQueueSpec(Model):
+    resourceGroups: list[ResourceGroup] = []
+    cohort: str | None = None
+    queueingStrategy: str = "BestEffortFIFO"
+    namespaceSelector: LabelSelector | None = None
+    preemption: ClusterQueuePreemption | None = None
+    flavorFungibility: Json | None = None
+    stopPolicy: str | None = None
+
+
+class ClusterQueue(Model):
+    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    kind: str = "ClusterQueue"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ClusterQueueSpec = msgspec.field(default_factory=ClusterQueueSpec)
+
+
+class LocalQueueSpec(Model):
+    clusterQueue: str = ""
+
+
+class LocalQueue(Model):
+    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    kind: str = "LocalQueue"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: LocalQueueSpec = msgspec.field(default_factory=LocalQueueSpec)
+
+
+class PodSet(Model):
+    name: str = "main"
+    count: int = 1
+    minCount: int | None = None
+    template: Json = {}
+
+
+class WorkloadSpec(Model):
+    podSets: list[PodSet] = []
+    queueName: str | None = None
+    priorityClassName: str | None = None
+    priority: int | None = None
+    active: bool | None = None
+
+
+class PodSetAssignment(Model):
+    name: str
+    flavors: dict[str, str] = {}
+    resourceUsage: dict[str, str | int | float] = {}
+    count: int | None = None
+
+
+class Admission(Model):
+    clusterQueue: str
+    podSetAssignments: list[PodSetAssignment] = []
+
+
+class WorkloadStatus(Model):
+    admission: Admission | None = None
+    conditions: list[Condition] = []
+
+
+class Workload(Model):
+    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    kind: str = "Workload"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)
+    status: WorkloadStatus = msgspec.field(default_factory=WorkloadStatus)

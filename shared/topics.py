@@ -1,0 +1,106 @@
+"""Kafka topic names and record keys (DESIGN §2).
+
+State topics carry API objects as the watcher saw them. Records are keyed so that every event of
+one object — and, for pods and podgroups, of their owning job — lands in one partition in order.
+Jobs, pods and podgroups topics have the same partition count, so a job controller that owns
+partition *p* of the jobs topic also owns partition *p* of pods and podgroups (co-partitioning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+# Kind → state topic suffix. All three job kinds share one topic so that one consumer sees them.
+STATE_TOPIC_OF_KIND: Mapping[str, str] = {
+    "Pod": "state.pods",
+    "Node": "state.nodes",
+    "PodGroup": "state.podgroups",
+    "Queue": "state.queues",
+    "Job": "state.jobs",
+    "PyTorchJob": "state.jobs",
+    "Command": "state.commands",
+    "PriorityClass": "state.priorityclasses",
+    "ConfigMap": "state.configmaps",
+    "Service": "state.services",
+    "ResourceFlavor": "state.kueue",
+    "ClusterQueue": "state.kueue",
+    "LocalQueue": "state.kueue",
+    "Workload": "state.kueue",
+}
+
+
+class Topics(msgspec.Struct, frozen=True, kw_only=True):
+    """Every topic name, derived from one prefix (``SHOAL_TOPIC_PREFIX``, default ``shoal.``)."""
+
+    prefix: str = "shoal."
+
+    def state(self, kind: str) -> str:
+        return self.prefix + STATE_TOPIC_OF_KIND[kind]
+
+    def all_state(self) -> list[str]:
+        return sorted({self.prefix + suffix for suffix in STATE_TOPIC_OF_KIND.values()})
+
+    @property
+    def binds(self) -> str:
+        return self.prefix + "decisions.binds"
+
+    @property
+    def evictions(self) -> str:
+        return self.prefix + "decisions.evictions"
+
+    @property
+    def podgroup_status(self) -> str:
+        return self.prefix + "decisions.podgroups"
+
+    @property
+    def results(self) -> str:
+        return self.prefix + "results"
+
+    @property
+    def cycles(self) -> str:
+        return self.prefix + "scheduler.cycles"
+
+    @property
+    def deadletter(self) -> str:
+        return self.prefix + "deadletter"
+
+    def decisions(self) -> list[str]:
+        return [self.binds, self.evictions, self.podgroup_status]
+
+    def everything(self) -> list[str]:
+        return [*self.all_state(), *self.decisions(), self.results, self.cycles, self.deadletter]
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def object_key(obj: Mapping[str, Any]) -> str:
+    """``namespace/name`` (or ``name`` for cluster-scoped objects) of an API dict."""
+    meta = _meta(obj)
+    namespace, name = meta.get("namespace"), meta.get("name", "")
+    return f"{namespace}/{name}" if namespace else str(name)
+
+
+def owner_job_key(obj: Mapping[str, Any]) -> str | None:
+    """The key of the job that owns this pod/podgroup/service, if any (controller owner)."""
+    meta = _meta(obj)
+    for ref in meta.get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("controller"):
+            namespace = meta.get("namespace")
+            return f"{namespace}/{ref.get('name')}" if namespace else str(ref.get("name"))
+    return None
+
+
+def record_key(obj: Mapping[str, Any]) -> str:
+    """The partitioning key of a state record: the owning job's key, else the object's own."""
+    kind = obj.get("kind")
+    if kind in ("Pod", "PodGroup", "Service"):
+        owner = owner_job_key(obj)
+        if owner is not None:
+            return owner
+    return object_key(obj)
