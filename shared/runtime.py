@@ -1,0 +1,91 @@
+"""Running a service: named root tasks, a stopping event, a shutdown deadline.
+
+Each root task is `async def task(stopping: asyncio.Event) -> None` and returns once `stopping` is
+set (consumers finish their batch and commit first). SIGTERM/SIGINT set `stopping`; so does a
+root task that crashes, so the others drain too. Tasks still running `grace_s` after `stopping`
+was set are cancelled. The exit code is 1 if any root task crashed (or had to be cancelled),
+else 0. Unlike `asyncio.TaskGroup`, a crash does not cancel the siblings at once: they get the
+grace period to commit what they have done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine, Iterable, Mapping
+from typing import Any
+
+import structlog
+
+RootTask = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
+
+_log = structlog.get_logger()
+
+
+async def run_service(
+    *,
+    service: str,
+    tasks: Mapping[str, RootTask],
+    grace_s: float,
+    stopping: asyncio.Event | None = None,
+    handle_signals: bool = True,
+) -> int:
+    """Run `tasks` until they all return; see the module docstring for the stop protocol."""
+    stopping = stopping or asyncio.Event()
+    log = _log.bind(service=service)
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGTERM, signal.SIGINT) if handle_signals else ()
+    for sig in signals:
+        loop.add_signal_handler(sig, _on_signal, stopping, sig, log)
+    running: set[asyncio.Task[Any]] = {
+        asyncio.create_task(factory(stopping), name=name) for name, factory in tasks.items()
+    }
+    crashed: list[str] = []
+    stop_waiter: asyncio.Task[Any] = asyncio.create_task(stopping.wait(), name="stopping")
+    try:
+        while running and not stopping.is_set():
+            done, _ = await asyncio.wait(
+                running | {stop_waiter}, return_when=asyncio.FIRST_COMPLETED
+            )
+            finished = done - {stop_waiter}
+            running -= finished
+            newly_crashed = _crashed(finished, log)
+            if newly_crashed:
+                crashed += newly_crashed
+                stopping.set()
+        if running:
+            done, running = await asyncio.wait(running, timeout=grace_s)
+            crashed += _crashed(done, log)
+        for task in running:
+            log.error("root task missed the shutdown deadline; cancelling", task=task.get_name())
+            task.cancel()
+            crashed.append(task.get_name())
+        if running:
+            await asyncio.wait(running)
+    finally:
+        stop_waiter.cancel()
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+    log.info("service stopped", crashed=crashed)
+    return 1 if crashed else 0
+
+
+def _on_signal(
+    stopping: asyncio.Event, sig: signal.Signals, log: structlog.typing.FilteringBoundLogger
+) -> None:
+    log.info("stop requested", signal=sig.name)
+    stopping.set()
+
+
+def _crashed(
+    done: Iterable[asyncio.Task[Any]], log: structlog.typing.FilteringBoundLogger
+) -> list[str]:
+    names = []
+    for task in done:
+        if task.cancelled():
+            names.append(task.get_name())
+            log.error("root task was cancelled", task=task.get_name())
+        elif (exc := task.exception()) is not None:
+            names.append(task.get_name())
+            log.error("root task crashed", task=task.get_name(), exc_info=exc)
+    return names
