@@ -41,7 +41,7 @@ class Actions:
     """What one sync decided. ``status`` is the job's new status in its own API schema."""
 
     create: list[Json] = field(default_factory=list)  # full manifests, in creation order
-    delete: list[str] = field(default_factory=list)  # "kind:namespace/name" is not needed: pods
+    delete: list[str] = field(default_factory=list)  # "namespace/name" of objects to delete
     delete_kinds: list[str] = field(default_factory=list)  # parallel to delete: object kinds
     patch: list[Patch] = field(default_factory=list)
     status: Json | None = None
