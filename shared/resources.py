@@ -44,6 +44,9 @@ class Resources(Mapping[str, int]):
     def __getitem__(self, name: str) -> int:
         return self._items.get(name, 0)
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._items)
 
