@@ -71,6 +71,9 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
     topic_partitions: Annotated[
         int, Meta(ge=1, description="partitions of topics the bus creates")
     ] = 4
+    replication_factor: Annotated[
+        int, Meta(ge=1, description="replicas of topics the bus creates (1 on one broker)")
+    ] = 1
     topic_prefix: Annotated[
         str, Meta(description="prefix of every Shoal topic, e.g. the dead-letter topic")
     ] = "shoal."

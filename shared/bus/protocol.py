@@ -1,0 +1,81 @@
+"""The `Bus` protocol: what services need from Kafka, honoured by Kafka and in-memory buses.
+
+Semantics both implementations keep: records are partitioned by murmur2 of the key; offsets are
+per partition; a group shares partitions among its live members; a consumer commits
+`offset + 1` only after its handler succeeded (at-least-once; handlers are idempotent);
+undecodable records and records that keep failing go to `dead_letter_topic` and the partition
+moves on; tombstones (`None` values) are skipped and committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from typing import Protocol, TypeVar
+
+from shared.bus.records import (
+    Decode,
+    DeliveryPolicy,
+    Handler,
+    Headers,
+    Outgoing,
+    Position,
+    Snapshot,
+    TopicPartition,
+)
+
+T = TypeVar("T")
+
+DEFAULT_POLICY = DeliveryPolicy()
+
+
+class Bus(Protocol):
+    @property
+    def dead_letter_topic(self) -> str:
+        """`<prefix>deadletter`: undecodable or poison records, with headers saying why."""
+        ...
+
+    async def create_topics(self, names: Sequence[str], *, partitions: int | None = None) -> None:
+        """Create topics (default partition count from settings); existing topics are kept."""
+        ...
+
+    async def produce(
+        self, topic: str, value: bytes | None, *, key: bytes | None = None, headers: Headers = ()
+    ) -> Position:
+        """Produce one record; returns once the broker acknowledged it."""
+        ...
+
+    async def produce_many(self, topic: str, records: Iterable[Outgoing]) -> list[Position]:
+        """Produce a batch (pipelined); returns once all are acknowledged, in input order."""
+        ...
+
+    async def consume(
+        self,
+        *,
+        topics: Sequence[str],
+        group: str,
+        decode: Decode[T],
+        handler: Handler[T],
+        stopping: asyncio.Event,
+        policy: DeliveryPolicy = DEFAULT_POLICY,
+    ) -> None:
+        """Consume as a member of `group` until `stopping` is set; the last batch is committed."""
+        ...
+
+    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
+        """Read every partition from the beginning up to its high watermark (no group)."""
+        ...
+
+    async def follow(
+        self,
+        *,
+        positions: dict[TopicPartition, int],
+        decode: Decode[T],
+        handler: Handler[T],
+        stopping: asyncio.Event,
+        policy: DeliveryPolicy = DEFAULT_POLICY,
+    ) -> None:
+        """Keep reading live from `positions` (e.g. a rebuild's end), without a group or commits."""
+        ...
+
+    async def close(self) -> None: ...
