@@ -49,6 +49,13 @@ class Actions:
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
     requeue_after: float | None = None  # seconds; for back-off, deadlines and TTLs
     consumed_commands: list[str] = field(default_factory=list)  # Command keys to delete
+    # Slow-start batch sizes that partition ``create`` in order (sum == len(create)); the shell
+    # stops creating after the first batch that had a failure. Empty: one batch of everything.
+    create_batches: list[int] = field(default_factory=list)
+    # Status to write *before* the patches (e.g. finished pods recorded in
+    # uncountedTerminatedPods before their tracking finalizers are removed), so a crash between
+    # the two loses no count; ``status`` is the status once every patch succeeded.
+    interim_status: Json | None = None
 
     def delete_object(self, kind: str, key: str) -> None:
         self.delete.append(key)
