@@ -1,0 +1,224 @@
+"""The watcher: LIST then WATCH each resource and publish what it sees to the state topics.
+
+Per resource: LIST (paginated) → publish changes, DELETED for vanished objects and a sync marker
+→ WATCH from the list's resourceVersion with bookmarks. A silent stream (no event or bookmark
+within the inactivity timeout) is dropped and re-watched from the last resourceVersion; 410 Gone
+means "go re-list", not an error; other failures back off and retry. Records go through one
+publisher per resource that batches whatever queued up, so a burst of watch events costs one
+produce round trip, and per-key order is kept. Several watchers may run: consumers dedupe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Annotated
+
+import aiohttp
+import msgspec
+from msgspec import Meta
+from prometheus_client import Counter, Gauge
+
+from services.watcher.mirror import ResourceMirror
+from shared.bus import Bus, Outgoing
+from shared.events import Envelope, encode
+from shared.kube import ApiError, KubeClient, ResourceType, WatchExpired, resource_for
+from shared.service import ServiceShell
+from shared.topics import Topics
+
+DEFAULT_KINDS = (
+    "v1/Pod",
+    "v1/Node",
+    "v1/ConfigMap",
+    "v1/Service",
+    "scheduling.k8s.io/v1/PriorityClass",
+    "batch/v1/Job",
+    "scheduling.volcano.sh/v1beta1/PodGroup",
+    "scheduling.volcano.sh/v1beta1/Queue",
+    "batch.volcano.sh/v1alpha1/Job",
+    "bus.volcano.sh/v1alpha1/Command",
+    "kubeflow.org/v1/PyTorchJob",
+)
+
+
+class WatcherSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """What the watcher mirrors and how it treats its streams."""
+
+    resources: Annotated[
+        tuple[str, ...], Meta(description="apiVersion/Kind of every resource to mirror")
+    ] = DEFAULT_KINDS
+    watch_timeout: Annotated[float, Meta(gt=0, description="server-side watch timeout (s)")] = 300
+    inactivity_timeout: Annotated[
+        float, Meta(gt=0, description="drop a watch silent for this long (s); bookmarks count")
+    ] = 60
+    list_page_size: Annotated[int, Meta(ge=1, description="objects per LIST page")] = 500
+    retry_backoff_max: Annotated[float, Meta(gt=0, description="cap of retry back-off (s)")] = 10
+
+
+def parse_resource(spec: str) -> ResourceType:
+    api_version, _, kind = spec.rpartition("/")
+    return resource_for(api_version, kind)
+
+
+class Metrics:
+    def __init__(self, shell: ServiceShell) -> None:
+        self.published = Counter(
+            "shoal_watcher_records_published",
+            "state records published",
+            ["kind"],
+            registry=shell.registry,
+        )
+        self.relists = Counter(
+            "shoal_watcher_relists",
+            "LISTs (first and after 410/errors)",
+            ["kind"],
+            registry=shell.registry,
+        )
+        self.errors = Counter(
+            "shoal_watcher_errors",
+            "watch/list failures",
+            ["kind", "reason"],
+            registry=shell.registry,
+        )
+        self.objects = Gauge(
+            "shoal_watcher_objects", "objects known per kind", ["kind"], registry=shell.registry
+        )
+
+
+class Publisher:
+    """Batches state events of one resource onto its topic, in order."""
+
+    def __init__(self, bus: Bus, topic: str) -> None:
+        self._bus = bus
+        self._topic = topic
+        self._queue: asyncio.Queue[Envelope] = asyncio.Queue()
+
+    def put(self, event: Envelope) -> None:
+        self._queue.put_nowait(event)
+
+    async def run(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while not self._queue.empty() and len(batch) < 1000:
+                batch.append(self._queue.get_nowait())
+            records = [Outgoing(value=encode(e), key=e.key.encode()) for e in batch]
+            await self._bus.produce_many(self._topic, records)
+            for _ in batch:
+                self._queue.task_done()
+
+    async def flushed(self) -> None:
+        await self._queue.join()
+
+
+class ResourceWatch:
+    """LIST+WATCH of one resource, forever, publishing into a Publisher."""
+
+    def __init__(
+        self,
+        *,
+        rt: ResourceType,
+        kube: KubeClient,
+        publisher: Publisher,
+        settings: WatcherSettings,
+        metrics: Metrics,
+        producer: str,
+    ) -> None:
+        self.rt = rt
+        self.kube = kube
+        self.publisher = publisher
+        self.settings = settings
+        self.metrics = metrics
+        self.mirror = ResourceMirror(kind=rt.kind, api_version=rt.api_version, producer=producer)
+        self.synced = asyncio.Event()
+
+    async def relist(self) -> None:
+        items, rv = await self.kube.list_all(self.rt, limit=self.settings.list_page_size)
+        events = self.mirror.listed(items, rv)
+        for event in events:
+            self.publisher.put(event)
+        self.metrics.relists.labels(self.rt.kind).inc()
+        self.metrics.published.labels(self.rt.kind).inc(len(events))
+        self.metrics.objects.labels(self.rt.kind).set(len(self.mirror))
+        await self.publisher.flushed()
+        self.synced.set()
+
+    async def watch_once(self) -> None:
+        stream = self.kube.watch(
+            self.rt,
+            resource_version=self.mirror.resource_version,
+            timeout_seconds=int(self.settings.watch_timeout),
+            inactivity_timeout=self.settings.inactivity_timeout,
+        )
+        async for event_type, obj in stream:
+            event = self.mirror.watched(event_type, obj)
+            if event is not None:
+                self.publisher.put(event)
+                self.metrics.published.labels(self.rt.kind).inc()
+
+    async def run(self) -> None:
+        backoff = 0.1
+        need_list = True
+        while True:
+            try:
+                if need_list:
+                    await self.relist()
+                    need_list = False
+                await self.watch_once()
+                backoff = 0.1
+            except WatchExpired:
+                self.metrics.errors.labels(self.rt.kind, "Expired").inc()
+                need_list = True
+            except (ApiError, aiohttp.ClientError, TimeoutError, OSError) as exc:
+                reason = exc.reason if isinstance(exc, ApiError) else type(exc).__name__
+                self.metrics.errors.labels(self.rt.kind, reason).inc()
+                await asyncio.sleep(backoff * (0.5 + random.random()))
+                backoff = min(backoff * 2, self.settings.retry_backoff_max)
+
+
+async def run_watcher(
+    *,
+    shell: ServiceShell,
+    bus: Bus,
+    kube: KubeClient,
+    settings: WatcherSettings,
+    stopping: asyncio.Event,
+) -> None:
+    """Mirror every configured resource until ``stopping`` is set."""
+    topics: Topics = shell.topics
+    metrics = Metrics(shell)
+    resources = [parse_resource(spec) for spec in settings.resources]
+    await bus.create_topics(sorted({topics.state(rt.kind) for rt in resources}))
+    publishers: dict[str, Publisher] = {}
+    watches = []
+    for rt in resources:
+        topic = topics.state(rt.kind)
+        publisher = publishers.setdefault(topic, Publisher(bus, topic))
+        watches.append(
+            ResourceWatch(
+                rt=rt,
+                kube=kube,
+                publisher=publisher,
+                settings=settings,
+                metrics=metrics,
+                producer=shell.service,
+            )
+        )
+
+    async def mark_ready_when_listed() -> None:
+        await asyncio.gather(*(w.synced.wait() for w in watches))
+        shell.readiness.mark_ready()
+        shell.log.info("all resources listed", kinds=[w.rt.kind for w in watches])
+        await stopping.wait()
+
+    tasks = [asyncio.create_task(p.run(), name=f"publish {t}") for t, p in publishers.items()]
+    tasks += [asyncio.create_task(w.run(), name=f"watch {w.rt.kind}") for w in watches]
+    tasks.append(asyncio.create_task(mark_ready_when_listed(), name="readiness"))
+    stop = asyncio.create_task(stopping.wait(), name="stopping")
+    try:
+        done, _ = await asyncio.wait([*tasks, stop], return_when=asyncio.FIRST_COMPLETED)
+        for task in done - {stop}:
+            task.result()  # a crashed publisher or watch ends the service (and is logged)
+    finally:
+        for task in [*tasks, stop]:
+            task.cancel()
+        await asyncio.gather(*tasks, stop, return_exceptions=True)

@@ -1,0 +1,260 @@
+"""A thin asynchronous Kubernetes client over kubernetes_asyncio's ApiClient.
+
+It speaks raw JSON (no generated model classes) because Shoal passes objects through to Kafka as
+they are and decodes them with msgspec; kubernetes_asyncio still provides configuration
+(kubeconfig or in-cluster), authentication and the HTTP session. Errors become ``ApiError`` with
+the Status reason and code, so callers can treat 404/409/410 as the facts they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import aiohttp
+import msgspec
+from kubernetes_asyncio import client as k8s
+from kubernetes_asyncio import config as k8s_config
+
+from shared.kube.resources import ResourceType
+
+Json = dict[str, Any]
+_decoder = msgspec.json.Decoder()
+PATCH_TYPES = {
+    "merge": "application/merge-patch+json",
+    "strategic": "application/strategic-merge-patch+json",
+    "json": "application/json-patch+json",
+}
+
+
+class ApiError(Exception):
+    """A non-2xx answer from the API server, with its Status fields."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(f"{status} {reason}: {message}")
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
+class WatchExpired(ApiError):
+    """410 Gone: the requested resourceVersion is older than the server keeps; re-list."""
+
+
+async def load_api_client(kubeconfig: str | None = None) -> k8s.ApiClient:
+    """An ApiClient from a kubeconfig file, or from the in-cluster service account."""
+    configuration = k8s.Configuration()
+    if kubeconfig:
+        await k8s_config.load_kube_config(
+            config_file=kubeconfig, client_configuration=configuration
+        )
+    else:
+        try:
+            k8s_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+        except k8s_config.ConfigException:
+            await k8s_config.load_kube_config(client_configuration=configuration)
+    return k8s.ApiClient(configuration)
+
+
+async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
+    body = await response.read()
+    reason, message = response.reason or "", body.decode(errors="replace")[:500]
+    try:
+        status = _decoder.decode(body)
+        if isinstance(status, dict):
+            reason = str(status.get("reason") or reason)
+            message = str(status.get("message") or message)
+    except msgspec.DecodeError:
+        pass
+    cls = WatchExpired if response.status == 410 else ApiError
+    return cls(response.status, reason, message)
+
+
+class KubeClient:
+    """JSON-in, JSON-out verbs on any ResourceType."""
+
+    def __init__(self, api_client: k8s.ApiClient) -> None:
+        self._api = api_client
+
+    @classmethod
+    async def connect(cls, kubeconfig: str | None = None) -> KubeClient:
+        return cls(await load_api_client(kubeconfig))
+
+    async def close(self) -> None:
+        await self._api.close()
+
+    async def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+        request_timeout: float | None = 30.0,
+    ) -> aiohttp.ClientResponse:
+        response: aiohttp.ClientResponse = await self._api.call_api(
+            path,
+            method,
+            query_params=[(k, v) for k, v in (query or {}).items() if v is not None],
+            header_params={"Accept": "application/json", "Content-Type": content_type},
+            body=body,
+            auth_settings=["BearerToken"],
+            _preload_content=False,
+            _request_timeout=request_timeout,
+        )
+        if response.status >= 300:
+            error = await _error_of(response)
+            response.release()
+            raise error
+        return response
+
+    async def _json(self, method: str, path: str, **kwargs: Any) -> Json:
+        response = await self._call(method, path, **kwargs)
+        try:
+            data: Json = _decoder.decode(await response.read())
+        finally:
+            response.release()
+        return data
+
+    async def list_page(
+        self,
+        rt: ResourceType,
+        *,
+        namespace: str | None = None,
+        limit: int = 500,
+        continue_token: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Json:
+        query = {
+            "limit": limit,
+            "continue": continue_token,
+            "labelSelector": label_selector,
+            "fieldSelector": field_selector,
+        }
+        return await self._json("GET", rt.collection_path(namespace), query=query)
+
+    async def list_all(self, rt: ResourceType, **kwargs: Any) -> tuple[list[Json], str]:
+        """Every object (following ``continue``) and the list's resourceVersion."""
+        items: list[Json] = []
+        token: str | None = None
+        while True:
+            page = await self.list_page(rt, continue_token=token, **kwargs)
+            items.extend(page.get("items") or [])
+            meta = page.get("metadata") or {}
+            token = meta.get("continue") or None
+            if not token:
+                return items, str(meta.get("resourceVersion", ""))
+
+    async def watch(
+        self,
+        rt: ResourceType,
+        *,
+        resource_version: str,
+        timeout_seconds: int = 300,
+        inactivity_timeout: float = 60.0,
+        namespace: str | None = None,
+    ) -> AsyncIterator[tuple[str, Json]]:
+        """Yield (type, object) from a watch; raise WatchExpired on 410; stop when the stream
+        ends or stays silent longer than ``inactivity_timeout`` (a frozen watch)."""
+        query = {
+            "watch": "true",
+            "resourceVersion": resource_version,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": timeout_seconds,
+        }
+        response = await self._call(
+            "GET", rt.collection_path(namespace), query=query, request_timeout=timeout_seconds + 30
+        )
+        try:
+            while True:
+                try:
+                    line = await asyncio.wait_for(
+                        response.content.readline(), timeout=inactivity_timeout
+                    )
+                except TimeoutError:
+                    return
+                if not line:
+                    return
+                if not line.strip():
+                    continue
+                event = _decoder.decode(line)
+                kind, obj = event.get("type", ""), event.get("object") or {}
+                if kind == "ERROR":
+                    code = int(obj.get("code", 500))
+                    cls = WatchExpired if code == 410 else ApiError
+                    raise cls(code, str(obj.get("reason", "")), str(obj.get("message", "")))
+                yield kind, obj
+        finally:
+            response.release()
+
+    async def get(self, rt: ResourceType, name: str, namespace: str | None = None) -> Json:
+        return await self._json("GET", rt.object_path(name, namespace))
+
+    async def create(self, rt: ResourceType, obj: Json, namespace: str | None = None) -> Json:
+        ns = namespace or (obj.get("metadata") or {}).get("namespace")
+        return await self._json("POST", rt.collection_path(ns), body=obj)
+
+    async def replace(self, rt: ResourceType, obj: Json, *, subresource: str = "") -> Json:
+        meta = obj.get("metadata") or {}
+        path = rt.object_path(meta["name"], meta.get("namespace"), subresource)
+        return await self._json("PUT", path, body=obj)
+
+    async def patch(
+        self,
+        rt: ResourceType,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str | None = None,
+        patch_type: str = "merge",
+        subresource: str = "",
+    ) -> Json:
+        path = rt.object_path(name, namespace, subresource)
+        return await self._json("PATCH", path, body=patch, content_type=PATCH_TYPES[patch_type])
+
+    async def delete(
+        self,
+        rt: ResourceType,
+        name: str,
+        namespace: str | None = None,
+        *,
+        grace_period_seconds: int | None = None,
+        propagation_policy: str | None = None,
+        uid: str | None = None,
+    ) -> Json:
+        body: Json = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        if grace_period_seconds is not None:
+            body["gracePeriodSeconds"] = grace_period_seconds
+        if propagation_policy:
+            body["propagationPolicy"] = propagation_policy
+        if uid:
+            body["preconditions"] = {"uid": uid}
+        return await self._json("DELETE", rt.object_path(name, namespace), body=body)
+
+    async def bind(self, namespace: str, pod: str, node: str, *, uid: str | None = None) -> None:
+        binding: Json = {
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"name": pod, "namespace": namespace},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+        }
+        if uid:
+            binding["metadata"]["uid"] = uid
+        path = f"/api/v1/namespaces/{namespace}/pods/{pod}/binding"
+        response = await self._call("POST", path, body=binding)
+        response.release()
+
+    async def evict(self, namespace: str, pod: str, *, uid: str | None = None) -> None:
+        eviction: Json = {
+            "apiVersion": "policy/v1",
+            "kind": "Eviction",
+            "metadata": {"name": pod, "namespace": namespace},
+        }
+        if uid:
+            eviction["deleteOptions"] = {"preconditions": {"uid": uid}}
+        path = f"/api/v1/namespaces/{namespace}/pods/{pod}/eviction"
+        response = await self._call("POST", path, body=eviction)
+        response.release()

@@ -1,0 +1,71 @@
+"""The API resources Shoal talks to: (apiVersion, kind) → group, version, plural, scope."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import msgspec
+
+
+class ResourceType(msgspec.Struct, frozen=True, kw_only=True):
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = True
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def collection_path(self, namespace: str | None = None) -> str:
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace:
+            return f"{base}/namespaces/{namespace}/{self.plural}"
+        return f"{base}/{self.plural}"
+
+    def object_path(self, name: str, namespace: str | None = None, subresource: str = "") -> str:
+        path = f"{self.collection_path(namespace)}/{name}"
+        return f"{path}/{subresource}" if subresource else path
+
+
+def _rt(group: str, version: str, kind: str, plural: str, namespaced: bool = True) -> ResourceType:
+    return ResourceType(
+        group=group, version=version, kind=kind, plural=plural, namespaced=namespaced
+    )
+
+
+_ALL = (
+    _rt("", "v1", "Pod", "pods"),
+    _rt("", "v1", "Node", "nodes", namespaced=False),
+    _rt("", "v1", "Service", "services"),
+    _rt("", "v1", "Event", "events"),
+    _rt("", "v1", "ConfigMap", "configmaps"),
+    _rt("", "v1", "Namespace", "namespaces", namespaced=False),
+    _rt("coordination.k8s.io", "v1", "Lease", "leases"),
+    _rt("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False),
+    _rt("batch", "v1", "Job", "jobs"),
+    _rt("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
+    _rt("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False),
+    _rt("batch.volcano.sh", "v1alpha1", "Job", "jobs"),
+    _rt("bus.volcano.sh", "v1alpha1", "Command", "commands"),
+    _rt("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs"),
+    _rt("kueue.x-k8s.io", "v1beta1", "ResourceFlavor", "resourceflavors", namespaced=False),
+    _rt("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues", namespaced=False),
+    _rt("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
+    _rt("kueue.x-k8s.io", "v1beta1", "Workload", "workloads"),
+)
+
+RESOURCES: Mapping[tuple[str, str], ResourceType] = {(r.api_version, r.kind): r for r in _ALL}
+
+POD = RESOURCES[("v1", "Pod")]
+NODE = RESOURCES[("v1", "Node")]
+EVENT = RESOURCES[("v1", "Event")]
+PODGROUP = RESOURCES[("scheduling.volcano.sh/v1beta1", "PodGroup")]
+
+
+def resource_for(api_version: str, kind: str) -> ResourceType:
+    try:
+        return RESOURCES[(api_version, kind)]
+    except KeyError:
+        raise KeyError(f"Shoal does not know the resource {api_version}/{kind}") from None

@@ -1,0 +1,75 @@
+"""The common shell of every Shoal service: settings, logging, health/metrics, bus, run loop.
+
+A service builds its root tasks from a ``ServiceShell`` and hands them to ``shell.run``; the
+shell serves ``/metrics`` ``/healthz`` ``/readyz`` for the whole life of the process and stops
+everything on SIGTERM within ``SHOAL_SHUTDOWN_GRACE``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Annotated
+
+import msgspec
+import structlog
+from msgspec import Meta
+from prometheus_client import CollectorRegistry
+
+from shared.config import KafkaSettings, ServiceSettings, load_settings
+from shared.errors import UserError
+from shared.health import Readiness, start_health_server
+from shared.logging import configure_logging
+from shared.runtime import RootTask, run_service
+from shared.topics import Topics
+
+
+class KubeSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How a service reaches the API server."""
+
+    kubeconfig: Annotated[
+        str, Meta(description="kubeconfig path; empty means in-cluster or ~/.kube/config")
+    ] = ""
+
+
+class ServiceShell:
+    """Everything a service needs before it can build its root tasks."""
+
+    def __init__(
+        self,
+        *,
+        service: str,
+        settings: ServiceSettings,
+        kafka: KafkaSettings,
+        kube: KubeSettings,
+    ) -> None:
+        self.service = service
+        self.settings = settings
+        self.kafka = kafka
+        self.kube = kube
+        self.topics = Topics(prefix=kafka.topic_prefix)
+        self.registry = CollectorRegistry()
+        self.readiness = Readiness()
+        self.log = structlog.get_logger().bind(service=service)
+
+    @classmethod
+    def from_env(cls, service: str, environ: Mapping[str, str] = os.environ) -> ServiceShell:
+        settings = load_settings(ServiceSettings, environ)
+        kafka = load_settings(KafkaSettings, environ)
+        kube = KubeSettings(kubeconfig=environ.get("KUBECONFIG", ""))
+        if not kafka.bootstrap:
+            raise UserError("KAFKA_BOOTSTRAP is not set: services need a Kafka bootstrap address")
+        configure_logging(level=settings.log_level, fmt=settings.log_format)
+        return cls(service=service, settings=settings, kafka=kafka, kube=kube)
+
+    async def run(self, tasks: Mapping[str, RootTask]) -> int:
+        server = await start_health_server(
+            registry=self.registry, readiness=self.readiness, port=self.settings.http_port
+        )
+        self.log.info("service starting", http_port=server.port, bootstrap=self.kafka.bootstrap)
+        try:
+            return await run_service(
+                service=self.service, tasks=tasks, grace_s=self.settings.shutdown_grace
+            )
+        finally:
+            await server.stop()
