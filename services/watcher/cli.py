@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
     from shared.service import ServiceShell
 
     shell = ServiceShell.from_env("watcher")
-    settings = load_settings(WatcherSettings)
+    settings = load_settings(WatcherSettings, prefix="SHOAL_WATCHER_")
 
     async def main() -> int:
         kube = await KubeClient.connect(args.kubeconfig or shell.kube.kubeconfig or None)

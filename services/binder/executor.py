@@ -1,0 +1,245 @@
+"""Executing scheduler decisions against the API server, idempotently.
+
+- Bind: POST pods/binding. A 409 means the pod already has a node: the same node is success (a
+  retried or duplicated decision), another node is a failure reported with ``bound_to``.
+  404 means the pod is gone. Transient failures (5xx, 429, connection) raise ``RetryLater`` so
+  the bus retries the batch with back-off; a retried bind is harmless for the reasons above.
+- Evict: POST pods/eviction; a pod that is already gone counts as evicted.
+- PodGroup status: merge-patch the status subresource; an Unschedulable condition also becomes a
+  Warning Event on the PodGroup so ``kubectl describe`` answers "why is my job pending".
+- Decisions from a leadership epoch older than the newest seen are dropped (and reported).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+import aiohttp
+
+from shared.bus import RetryLater
+from shared.events import (
+    DecisionDropped,
+    Envelope,
+    PodBindDecided,
+    PodBindFailed,
+    PodBound,
+    PodEvictDecided,
+    PodEvicted,
+    PodEvictFailed,
+    PodGroupStatusDecided,
+)
+from shared.kube import ApiError, KubeClient
+from shared.kube.resources import EVENT, POD, PODGROUP
+
+TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+def _split(key: str) -> tuple[str, str]:
+    namespace, _, name = key.partition("/")
+    return namespace, name
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, ApiError):
+        return exc.status in TRANSIENT_STATUS
+    return isinstance(exc, aiohttp.ClientError | TimeoutError | OSError)
+
+
+def _rfc3339(now: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+
+
+class Executor:
+    """Runs decisions; returns the result events to publish."""
+
+    def __init__(self, kube: KubeClient, *, producer: str, post_events: bool = True) -> None:
+        self._kube = kube
+        self._producer = producer
+        self._post_events = post_events
+        self.newest_epoch = 0
+
+    def stale(self, decision: Envelope) -> DecisionDropped | None:
+        if decision.epoch < self.newest_epoch:
+            return DecisionDropped(
+                key=decision.key,
+                decision_id=decision.id,
+                newest_epoch=self.newest_epoch,
+                epoch=decision.epoch,
+                producer=self._producer,
+            )
+        self.newest_epoch = decision.epoch
+        return None
+
+    async def execute(self, decision: Envelope) -> Envelope | None:
+        dropped = self.stale(decision)
+        if dropped is not None:
+            return dropped
+        try:
+            if isinstance(decision, PodBindDecided):
+                return await self._bind(decision)
+            if isinstance(decision, PodEvictDecided):
+                return await self._evict(decision)
+            if isinstance(decision, PodGroupStatusDecided):
+                await self._podgroup_status(decision)
+                return None
+        except (ApiError, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            if _transient(exc):
+                raise RetryLater(str(exc)) from exc
+            raise
+        raise TypeError(f"not a decision: {type(decision).__name__}")
+
+    async def _bind(self, d: PodBindDecided) -> Envelope:
+        namespace, name = _split(d.key)
+        common: dict[str, Any] = {
+            "key": d.key,
+            "pod_uid": d.pod_uid,
+            "node": d.node,
+            "decision_id": d.id,
+            "epoch": d.epoch,
+            "producer": self._producer,
+        }
+        try:
+            await self._kube.bind(namespace, name, d.node, uid=d.pod_uid or None)
+        except ApiError as exc:
+            if exc.status == 404:
+                return PodBindFailed(reason="NotFound", message=exc.message, **common)
+            if exc.status != 409:
+                if exc.status in TRANSIENT_STATUS:
+                    raise
+                return PodBindFailed(
+                    reason=exc.reason or str(exc.status), message=exc.message, **common
+                )
+            current = await self._current_node(namespace, name, d.pod_uid)
+            if current != d.node:
+                return PodBindFailed(
+                    reason="AlreadyBound" if current else "Conflict",
+                    message=exc.message,
+                    bound_to=current or "",
+                    **common,
+                )
+        if self._post_events:
+            await self._event(
+                involved={"kind": "Pod", "namespace": namespace, "name": name, "uid": d.pod_uid},
+                reason="Scheduled",
+                type_="Normal",
+                message=f"Successfully assigned {d.key} to {d.node}",
+            )
+        return PodBound(**common)
+
+    async def _current_node(self, namespace: str, name: str, uid: str) -> str | None:
+        try:
+            pod = await self._kube.get(POD, name, namespace)
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if uid and pod.get("metadata", {}).get("uid") != uid:
+            return None
+        node = pod.get("spec", {}).get("nodeName")
+        return str(node) if node else None
+
+    async def _evict(self, d: PodEvictDecided) -> Envelope:
+        namespace, name = _split(d.key)
+        common: dict[str, Any] = {
+            "key": d.key,
+            "pod_uid": d.pod_uid,
+            "decision_id": d.id,
+            "epoch": d.epoch,
+            "producer": self._producer,
+        }
+        try:
+            await self._kube.evict(namespace, name, uid=d.pod_uid or None)
+        except ApiError as exc:
+            if exc.status != 404:
+                if exc.status in TRANSIENT_STATUS and exc.status != 429:
+                    raise
+                return PodEvictFailed(
+                    reason=exc.reason or str(exc.status), message=exc.message, **common
+                )
+        if self._post_events:
+            await self._event(
+                involved={"kind": "Pod", "namespace": namespace, "name": name, "uid": d.pod_uid},
+                reason="Evict",
+                type_="Warning",
+                message=d.message or f"Evicted: {d.reason}",
+            )
+        return PodEvicted(**common)
+
+    async def _podgroup_status(self, d: PodGroupStatusDecided) -> None:
+        namespace, name = _split(d.key)
+        patch = {"status": {"phase": d.phase, "conditions": d.conditions}}
+        try:
+            await self._kube.patch(PODGROUP, name, patch, namespace=namespace, subresource="status")
+        except ApiError as exc:
+            if exc.status == 404:
+                return  # the job and its PodGroup are gone; nothing to report on
+            raise
+        if not self._post_events:
+            return
+        for condition in d.conditions:
+            if condition.get("type") == "Unschedulable" and condition.get("status") == "True":
+                await self._event(
+                    involved={
+                        "kind": "PodGroup",
+                        "namespace": namespace,
+                        "name": name,
+                        "apiVersion": "scheduling.volcano.sh/v1beta1",
+                    },
+                    reason=str(condition.get("reason") or "Unschedulable"),
+                    type_="Warning",
+                    message=str(condition.get("message") or ""),
+                )
+
+    async def _event(
+        self, *, involved: dict[str, str], reason: str, type_: str, message: str
+    ) -> None:
+        now = time.time()
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {
+                "generateName": f"{involved['name']}.",
+                "namespace": involved["namespace"],
+            },
+            "involvedObject": involved,
+            "reason": reason,
+            "message": message[:1024],
+            "type": type_,
+            "count": 1,
+            "firstTimestamp": _rfc3339(now),
+            "lastTimestamp": _rfc3339(now),
+            "source": {"component": "shoal-binder"},
+            "reportingComponent": "shoal-binder",
+        }
+        # Events are best effort, never a reason to redo a bind.
+        with contextlib.suppress(ApiError, aiohttp.ClientError, TimeoutError):
+            await self._kube.create(EVENT, event)
+
+
+async def execute_all(
+    executor: Executor, decisions: list[Envelope], concurrency: int
+) -> list[Envelope]:
+    """Run decisions concurrently across keys, in order within a key; results in input order."""
+    by_key: dict[str, list[int]] = {}
+    for index, decision in enumerate(decisions):
+        by_key.setdefault(decision.key, []).append(index)
+    results: list[Envelope | None] = [None] * len(decisions)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def run_key(indexes: list[int]) -> None:
+        async with gate:
+            for index in indexes:
+                results[index] = await executor.execute(decisions[index])
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for indexes in by_key.values():
+                group.create_task(run_key(indexes))
+    except ExceptionGroup as failed:
+        errors: list[BaseException] = list(failed.exceptions)
+        retry = [e for e in errors if isinstance(e, RetryLater)]
+        raise (retry or errors)[0] from None
+    return [r for r in results if r is not None]

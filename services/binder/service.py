@@ -1,0 +1,72 @@
+"""The binder service: consume decisions, execute them, publish every outcome.
+
+It is a consumer group over the decision topics, so it scales out by partition. A batch is
+committed only after its decisions were executed and their results acknowledged by the broker
+(at-least-once; execution is idempotent, see ``executor``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+from prometheus_client import Counter, Histogram
+
+from services.binder.executor import Executor, execute_all
+from shared.bus import Bus, Outgoing, Record
+from shared.events import Decision, Envelope, decision_decoder, encode
+from shared.kube import KubeClient
+from shared.service import ServiceShell
+
+
+class BinderSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How the binder executes decisions."""
+
+    concurrency: Annotated[int, Meta(ge=1, description="API calls in flight per batch")] = 64
+    post_events: Annotated[
+        bool, Meta(description="post Scheduled/Evict/Unschedulable Events like kube-scheduler")
+    ] = True
+    group: Annotated[str, Meta(description="Kafka consumer group of the binders")] = "shoal-binder"
+
+
+async def run_binder(
+    *,
+    shell: ServiceShell,
+    bus: Bus,
+    kube: KubeClient,
+    settings: BinderSettings,
+    stopping: asyncio.Event,
+) -> None:
+    topics = shell.topics
+    executor = Executor(kube, producer=shell.service, post_events=settings.post_events)
+    outcomes = Counter(
+        "shoal_binder_outcomes", "decision outcomes", ["outcome"], registry=shell.registry
+    )
+    latency = Histogram(
+        "shoal_binder_batch_seconds", "time to execute one batch", registry=shell.registry
+    )
+
+    async def handle(batch: Sequence[Record[Decision]]) -> None:
+        with latency.time():
+            decisions: list[Envelope] = [record.value for record in batch]
+            results = await execute_all(executor, decisions, settings.concurrency)
+            if results:
+                await bus.produce_many(
+                    topics.results,
+                    [Outgoing(value=encode(r), key=r.key.encode()) for r in results],
+                )
+        for result in results:
+            outcomes.labels(type(result).__name__).inc()
+
+    await bus.create_topics([*topics.decisions(), topics.results])
+    shell.readiness.mark_ready()
+    await bus.consume(
+        topics=topics.decisions(),
+        group=settings.group,
+        decode=decision_decoder.decode,
+        handler=handle,
+        stopping=stopping,
+    )
