@@ -1,0 +1,326 @@
+"""The `Bus` over Kafka (or the embedded Tansu broker) with aiokafka.
+
+One producer per bus (acks and linger from `KafkaSettings`; no idempotence, which Tansu cannot
+do with stock aiokafka). Each `consume` call is one group member with auto-commit off: poll a
+batch, hand it to `deliver`, commit `offset + 1`. A rebalance listener makes revocation wait
+for the in-flight batch (and its commit) and asks a retrying batch to give up, so partitions
+move only between batches. `rebuild` reads by manual assignment from the beginning up to each
+partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka import TopicPartition as KafkaTopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import CommitFailedError, for_code
+from aiokafka.structs import OffsetAndMetadata
+
+from shared.bus.delivery import commit_offsets, dead_letter_headers, deliver, skip_record
+from shared.bus.protocol import DEFAULT_POLICY
+from shared.bus.records import (
+    Decode,
+    DeliveryPolicy,
+    Handler,
+    Headers,
+    Outgoing,
+    Position,
+    RawRecord,
+    Record,
+    Snapshot,
+    TopicPartition,
+    with_value,
+)
+from shared.config import KafkaSettings
+
+T = TypeVar("T")
+
+_TOPIC_ALREADY_EXISTS = 36
+_log = structlog.get_logger()
+
+
+class KafkaBus:
+    """Use as `async with KafkaBus(settings=...) as bus:` (starts and stops the producer)."""
+
+    def __init__(self, *, settings: KafkaSettings) -> None:
+        if not settings.bootstrap:
+            raise ValueError("KafkaSettings.bootstrap is empty; resolve the broker first")
+        self._settings = settings
+        self._producer: AIOKafkaProducer | None = None
+
+    @property
+    def dead_letter_topic(self) -> str:
+        return f"{self._settings.topic_prefix}deadletter"
+
+    async def start(self) -> None:
+        s = self._settings
+        producer = AIOKafkaProducer(
+            bootstrap_servers=s.bootstrap,
+            client_id=s.client_id,
+            acks=s.acks if s.acks == "all" else int(s.acks),
+            linger_ms=s.linger_ms,
+            max_batch_size=s.max_batch_size,
+            max_request_size=s.max_request_size,
+            enable_idempotence=False,
+        )
+        await producer.start()
+        self._producer = producer
+
+    async def close(self) -> None:
+        producer, self._producer = self._producer, None
+        if producer is not None:
+            await producer.stop()
+
+    async def __aenter__(self) -> KafkaBus:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def create_topics(self, names: Sequence[str], *, partitions: int | None = None) -> None:
+        count = partitions or self._settings.topic_partitions
+        admin = AIOKafkaAdminClient(
+            bootstrap_servers=self._settings.bootstrap, client_id=self._settings.client_id
+        )
+        await admin.start()
+        try:
+            response = await admin.create_topics(
+                [NewTopic(name, count, self._settings.replication_factor) for name in names]
+            )
+        finally:
+            await admin.close()
+        for topic, code, *_ in response.topic_errors:
+            if code not in (0, _TOPIC_ALREADY_EXISTS):
+                raise for_code(code)(f"cannot create topic {topic}")
+
+    async def produce(
+        self, topic: str, value: bytes | None, *, key: bytes | None = None, headers: Headers = ()
+    ) -> Position:
+        meta = await self._started().send_and_wait(topic, value, key=key, headers=list(headers))
+        return Position(meta.topic, meta.partition, meta.offset)
+
+    async def produce_many(self, topic: str, records: Iterable[Outgoing]) -> list[Position]:
+        producer = self._started()
+        # send() only enqueues (waiting when the buffer is full); batching happens behind it.
+        futures = [
+            await producer.send(topic, r.value, key=r.key, headers=list(r.headers)) for r in records
+        ]
+        metas = await asyncio.gather(*futures)
+        return [Position(m.topic, m.partition, m.offset) for m in metas]
+
+    async def consume(
+        self,
+        *,
+        topics: Sequence[str],
+        group: str,
+        decode: Decode[T],
+        handler: Handler[T],
+        stopping: asyncio.Event,
+        policy: DeliveryPolicy = DEFAULT_POLICY,
+    ) -> None:
+        await self.create_topics([self.dead_letter_topic])
+        consumer = self._consumer(group_id=group)
+        guard = _InFlight(group)
+        await consumer.start()
+        try:
+            consumer.subscribe(topics=list(topics), listener=guard)
+            while not stopping.is_set():
+                fetched = await consumer.getmany(
+                    timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
+                )
+                if not fetched:
+                    continue
+                async with guard.lock:
+                    assigned = consumer.assignment()
+                    batch = [
+                        _raw(r) for tp, recs in fetched.items() if tp in assigned for r in recs
+                    ]
+                    if not batch:
+                        continue
+                    done = await deliver(
+                        batch,
+                        decode=decode,
+                        handler=handler,
+                        dead_letter=self._dead_letter,
+                        policy=policy,
+                        abort=lambda: stopping.is_set() or guard.revoking,
+                    )
+                    await _settle(consumer, batch, done=done)
+        finally:
+            await consumer.stop()
+
+    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
+        consumer = self._consumer(group_id=None)
+        await consumer.start()
+        try:
+            tps = await self._partitions(topics)
+            consumer.assign(tps)
+            await consumer.seek_to_beginning(*tps)
+            raw, positions = await _read_to_highwater(consumer, tps)
+        finally:
+            await consumer.stop()
+        records: list[Record[T]] = []
+        for record in raw:
+            if record.value is None:
+                continue
+            try:
+                records.append(with_value(record, decode(record.value)))
+            except Exception as exc:  # a poison record must not stop a rebuild
+                await skip_record(record, "decode", repr(exc))
+        return Snapshot(records=records, positions=positions)
+
+    async def follow(
+        self,
+        *,
+        positions: dict[TopicPartition, int],
+        decode: Decode[T],
+        handler: Handler[T],
+        stopping: asyncio.Event,
+        policy: DeliveryPolicy = DEFAULT_POLICY,
+    ) -> None:
+        consumer = self._consumer(group_id=None)
+        await consumer.start()
+        try:
+            consumer.assign([KafkaTopicPartition(*tp) for tp in positions])
+            for tp, offset in positions.items():
+                consumer.seek(KafkaTopicPartition(*tp), offset)
+            while not stopping.is_set():
+                fetched = await consumer.getmany(
+                    timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
+                )
+                batch = [_raw(r) for recs in fetched.values() for r in recs]
+                if batch and not await deliver(
+                    batch,
+                    decode=decode,
+                    handler=handler,
+                    dead_letter=skip_record,
+                    policy=policy,
+                    abort=stopping.is_set,
+                ):
+                    return
+        finally:
+            await consumer.stop()
+
+    def _started(self) -> AIOKafkaProducer:
+        if self._producer is None:
+            raise RuntimeError("KafkaBus is not started (use `async with`)")
+        return self._producer
+
+    def _consumer(self, *, group_id: str | None) -> AIOKafkaConsumer:
+        s = self._settings
+        return AIOKafkaConsumer(
+            bootstrap_servers=s.bootstrap,
+            client_id=s.client_id,
+            group_id=group_id,
+            enable_auto_commit=False,
+            # "latest" is wrong on Tansu; a new group reads its topics from the start.
+            auto_offset_reset="earliest",
+            fetch_max_wait_ms=s.fetch_max_wait_ms,
+            session_timeout_ms=s.session_timeout_ms,
+            heartbeat_interval_ms=s.heartbeat_interval_ms,
+            max_poll_interval_ms=s.max_poll_interval_ms,
+            max_partition_fetch_bytes=s.max_request_size,
+        )
+
+    async def _partitions(self, topics: Sequence[str]) -> list[KafkaTopicPartition]:
+        producer = self._started()
+        tps: list[KafkaTopicPartition] = []
+        for topic in topics:
+            partitions = await producer.partitions_for(topic)
+            tps += [KafkaTopicPartition(topic, p) for p in sorted(partitions)]
+        return tps
+
+    async def _dead_letter(self, raw: RawRecord, stage: str, error: str) -> None:
+        headers = dead_letter_headers(raw, stage, error)
+        await self.produce(self.dead_letter_topic, raw.value, key=raw.key, headers=headers)
+
+
+class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Holds the batch lock; revocation waits on it, so partitions move between batches."""
+
+    def __init__(self, group: str) -> None:
+        self.lock = asyncio.Lock()
+        self.revoking = False
+        self._log = _log.bind(group=group)
+
+    async def on_partitions_revoked(self, revoked: set[KafkaTopicPartition]) -> None:
+        self.revoking = True  # a batch in RetryLater backoff gives up instead of blocking us
+        try:
+            async with self.lock:
+                self._log.info("partitions revoked", partitions=sorted(map(tuple, revoked)))
+        finally:
+            self.revoking = False
+
+    async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
+        # Positions come from the group's committed offsets; there is nothing of ours to commit.
+        self._log.info("partitions assigned", partitions=sorted(map(tuple, assigned)))
+
+
+async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: bool) -> None:
+    """Commit a handled batch, or seek back so the batch is read again."""
+    offsets = commit_offsets(batch)
+    if not done:
+        firsts: dict[TopicPartition, int] = {}
+        for record in batch:
+            firsts.setdefault(record.topic_partition, record.offset)
+        for tp, offset in firsts.items():
+            if KafkaTopicPartition(*tp) in consumer.assignment():
+                consumer.seek(KafkaTopicPartition(*tp), offset)
+        return
+    try:
+        await consumer.commit(
+            {KafkaTopicPartition(*tp): OffsetAndMetadata(o, "") for tp, o in offsets.items()}
+        )
+    except CommitFailedError as exc:
+        # The group moved on (we were too slow); the new owner re-reads these records.
+        _log.warning("commit failed after rebalance; records will be redelivered", error=str(exc))
+
+
+async def _read_to_highwater(
+    consumer: AIOKafkaConsumer, tps: list[KafkaTopicPartition]
+) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
+    """Read assigned partitions until each reaches the high watermark its first fetch reported."""
+    targets: dict[KafkaTopicPartition, int] = {}
+    records: list[RawRecord] = []
+    positions = {TopicPartition(*tp): 0 for tp in tps}
+    while len(targets) < len(tps) or any(
+        positions[TopicPartition(*tp)] < targets[tp] for tp in tps
+    ):
+        fetched = await consumer.getmany(timeout_ms=200, max_records=10_000)
+        for tp, recs in fetched.items():
+            target = targets.setdefault(tp, consumer.highwater(tp))
+            records += [_raw(r) for r in recs if r.offset < target]
+        for tp in tps:
+            highwater = consumer.highwater(tp)
+            if tp not in targets and highwater is not None:
+                targets[tp] = highwater  # an empty fetch still reports it
+            if tp in targets:
+                position = min(await consumer.position(tp), targets[tp])
+                positions[TopicPartition(*tp)] = position
+                if position >= targets[tp]:
+                    consumer.pause(tp)
+    return records, positions
+
+
+def _raw(record: Any) -> RawRecord:
+    return Record(
+        topic=record.topic,
+        partition=record.partition,
+        offset=record.offset,
+        key=record.key,
+        value=record.value,
+        timestamp_ms=record.timestamp,
+        headers=tuple(record.headers),
+    )
