@@ -1,0 +1,245 @@
+"""The whole Shoal system as local processes: broker, kubesim and the four services.
+
+Used by ``shoal up`` (``make run``), the end-to-end tests and ``shoal bench e2e``. Each part is a
+child process with its own log file under the work directory; nothing is shared but Kafka and the
+API server, exactly as in a cluster. Stopping sends SIGTERM (services drain and commit) and
+SIGKILLs what is left after the grace period; the embedded broker is SIGKILLed by its own PID.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+
+from shared.broker import EmbeddedBroker
+
+SERVICES = ("watcher", "jobcontroller", "scheduler", "binder")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class StackConfig:
+    """What to start. An external bootstrap or kubeconfig replaces the embedded part."""
+
+    workdir: Path = Path(".shoal")
+    bootstrap: str | None = None
+    kubeconfig: Path | None = None
+    nodes: int = 8
+    node_cpu: str = "16"
+    node_memory: str = "64Gi"
+    node_gpus: int = 4
+    services: Sequence[str] = SERVICES
+    env: Mapping[str, str] = field(default_factory=dict)
+    kubesim_args: Sequence[str] = ()
+    topic_prefix: str = "shoal."
+
+
+@dataclass
+class Process:
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    log_path: Path
+    health_port: int | None = None
+    popen: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = self.log_path.open("ab")
+        self.popen = subprocess.Popen(
+            self.argv, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        log.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self.popen.pid if self.popen else None
+
+    def alive(self) -> bool:
+        return self.popen is not None and self.popen.poll() is None
+
+    def signal(self, sig: signal.Signals) -> None:
+        if self.alive() and self.popen is not None:
+            self.popen.send_signal(sig)
+
+    def wait(self, timeout: float) -> int | None:
+        if self.popen is None:
+            return None
+        try:
+            return self.popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, grace: float) -> int | None:
+        self.signal(signal.SIGTERM)
+        code = self.wait(grace)
+        if code is None and self.alive():
+            self.signal(signal.SIGKILL)
+            code = self.wait(5)
+        return code
+
+    def rss_mib(self) -> float | None:
+        if not self.alive() or self.popen is None:
+            return None
+        try:
+            for line in Path(f"/proc/{self.popen.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            return None
+        return None
+
+
+class Stack:
+    """Start, inspect, kill and restart the parts of a local Shoal system."""
+
+    def __init__(self, config: StackConfig) -> None:
+        self.config = config
+        self.workdir = config.workdir
+        self.broker: EmbeddedBroker | None = None
+        self.bootstrap = config.bootstrap or ""
+        self.kubeconfig = config.kubeconfig or self.workdir / "kubeconfig"
+        self.kubesim: Process | None = None
+        self.services: dict[str, Process] = {}
+
+    def _python(self, *args: str) -> list[str]:
+        return [sys.executable, "-m", "services.cli.main", *args]
+
+    def service_env(self, name: str, health_port: int) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                "KAFKA_BOOTSTRAP": self.bootstrap,
+                "KUBECONFIG": str(self.kubeconfig),
+                "SHOAL_HTTP_PORT": str(health_port),
+                "SHOAL_LOG_FORMAT": "json",
+                "SHOAL_TOPIC_PREFIX": self.config.topic_prefix,
+                "SHOAL_FETCH_MAX_WAIT_MS": env.get("SHOAL_FETCH_MAX_WAIT_MS", "10"),
+            }
+        )
+        env.update(self.config.env)
+        return env
+
+    async def start(self, *, timeout: float = 60.0) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        (self.workdir / "logs").mkdir(exist_ok=True)
+        if not self.bootstrap:
+            self.broker = EmbeddedBroker(log_path=self.workdir / "logs" / "broker.log")
+            self.broker.start()
+            self.bootstrap = self.broker.bootstrap
+        if self.config.kubeconfig is None:
+            await self._start_kubesim(timeout)
+        for name in self.config.services:
+            self.services[name] = self._service(name)
+            self.services[name].start()
+        await self.wait_ready(timeout=timeout)
+
+    async def _start_kubesim(self, timeout: float) -> None:
+        if self.kubeconfig.exists():
+            self.kubeconfig.unlink()
+        port = free_port()
+        argv = self._python(
+            "run",
+            "kubesim",
+            "--port",
+            str(port),
+            "--nodes",
+            str(self.config.nodes),
+            "--node-cpu",
+            self.config.node_cpu,
+            "--node-memory",
+            self.config.node_memory,
+            "--node-gpus",
+            str(self.config.node_gpus),
+            "--kubeconfig-out",
+            str(self.kubeconfig),
+            *self.config.kubesim_args,
+        )
+        self.kubesim = Process(
+            "kubesim", argv, dict(os.environ), self.workdir / "logs" / "kubesim.log"
+        )
+        self.kubesim.start()
+        self.kubesim_url = f"http://127.0.0.1:{port}"
+        await self._poll(f"{self.kubesim_url}/version", timeout, self.kubesim)
+        deadline = time.monotonic() + timeout
+        while not self.kubeconfig.exists() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+    def _service(self, name: str) -> Process:
+        port = free_port()
+        return Process(
+            name,
+            self._python("run", name),
+            self.service_env(name, port),
+            self.workdir / "logs" / f"{name}.log",
+            health_port=port,
+        )
+
+    async def _poll(self, url: str, timeout: float, process: Process | None) -> None:
+        deadline = time.monotonic() + timeout
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if process is not None and not process.alive():
+                    raise RuntimeError(f"{process.name} exited; see {process.log_path}")
+                try:
+                    async with session.get(url, timeout=aiohttp.ClientTimeout(total=1)) as r:
+                        if r.status == 200:
+                            return
+                except (aiohttp.ClientError, TimeoutError):
+                    pass
+                await asyncio.sleep(0.1)
+        raise TimeoutError(f"{url} not ready after {timeout:.0f}s")
+
+    async def wait_ready(
+        self, *, timeout: float = 60.0, names: Sequence[str] | None = None
+    ) -> None:
+        for name in names or list(self.services):
+            process = self.services[name]
+            await self._poll(f"http://127.0.0.1:{process.health_port}/readyz", timeout, process)
+
+    def kill(self, name: str) -> None:
+        """SIGKILL a service (a crash, for reliability tests)."""
+        process = self.services[name]
+        process.signal(signal.SIGKILL)
+        process.wait(10)
+
+    async def restart(self, name: str, *, timeout: float = 60.0) -> None:
+        process = self.services[name]
+        if process.alive():
+            process.stop(grace=20)
+        self.services[name] = self._service(name)
+        self.services[name].start()
+        await self.wait_ready(timeout=timeout, names=[name])
+
+    def rss(self) -> dict[str, float | None]:
+        parts = dict(self.services)
+        if self.kubesim:
+            parts["kubesim"] = self.kubesim
+        return {name: p.rss_mib() for name, p in parts.items()}
+
+    def stop(self, *, grace: float = 20.0) -> dict[str, int | None]:
+        codes: dict[str, int | None] = {}
+        for process in self.services.values():
+            process.signal(signal.SIGTERM)
+        for name, process in self.services.items():
+            codes[name] = process.stop(grace)
+        if self.kubesim is not None:
+            codes["kubesim"] = self.kubesim.stop(5)
+        if self.broker is not None:
+            self.broker.stop()
+        return codes
