@@ -1,0 +1,13 @@
+"""``python -m services.kubesim``: the same as ``shoal run kubesim``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from services.kubesim import cli
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="kubesim")
+    cli.add_arguments(parser)
+    sys.exit(cli.run(parser.parse_args()))

@@ -1,0 +1,123 @@
+"""API errors as the Kubernetes API server reports them: a ``Status`` body with a code.
+
+Handlers raise ``ApiError``; the HTTP layer turns it into the JSON body and status code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_REASONS = {
+    400: "BadRequest",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    406: "NotAcceptable",
+    409: "Conflict",
+    410: "Expired",
+    415: "UnsupportedMediaType",
+    422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+}
+
+
+class ApiError(Exception):
+    """A failed API call; ``status()`` is the body the real server would send."""
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        *,
+        reason: str = "",
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason or _REASONS.get(code, "Unknown")
+        self.details = details
+
+    def status(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+        if self.details is not None:
+            body["details"] = self.details
+        return body
+
+
+def _details(kind: str, name: str, group: str) -> dict[str, Any]:
+    details: dict[str, Any] = {"name": name, "kind": kind}
+    if group:
+        details["group"] = group
+    return details
+
+
+def _resource(plural: str, group: str) -> str:
+    return f"{plural}.{group}" if group else plural
+
+
+def not_found(plural: str, group: str, name: str) -> ApiError:
+    return ApiError(
+        404,
+        f'{_resource(plural, group)} "{name}" not found',
+        details=_details(plural, name, group),
+    )
+
+
+def already_exists(plural: str, group: str, name: str) -> ApiError:
+    return ApiError(
+        409,
+        f'{_resource(plural, group)} "{name}" already exists',
+        reason="AlreadyExists",
+        details=_details(plural, name, group),
+    )
+
+
+def conflict(plural: str, group: str, name: str, why: str) -> ApiError:
+    return ApiError(
+        409,
+        f'Operation cannot be fulfilled on {_resource(plural, group)} "{name}": {why}',
+        details=_details(plural, name, group),
+    )
+
+
+def invalid(kind: str, group: str, name: str, causes: list[tuple[str, str, str]]) -> ApiError:
+    """422 Invalid; each cause is (field, reason, message) as in ``field.Error``."""
+    text = ", ".join(f"{fld}: {msg}" for fld, _, msg in causes)
+    details = _details(kind, name, group)
+    details["causes"] = [
+        {"reason": reason, "message": f"{msg}", "field": fld} for fld, reason, msg in causes
+    ]
+    label = f'{kind}.{group} "{name}"' if group else f'{kind} "{name}"'
+    return ApiError(422, f"{label} is invalid: {text}", details=details)
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)
+
+
+def gone(message: str) -> ApiError:
+    return ApiError(410, message, reason="Expired")
+
+
+def success(code: int = 201, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "code": code,
+    }
+    if details is not None:
+        body["details"] = details
+    return body

@@ -1,0 +1,178 @@
+"""The kubesim server: store + kubelet + garbage collector behind the HTTP API.
+
+    async with KubeSim(SimConfig(node_pools=(pool(10, gpus=8),))) as sim:
+        ...  # sim.url, sim.kubeconfig_path, sim.set_faults(...)
+
+Admin endpoints (not part of the Kubernetes API): ``GET|POST|DELETE /_sim/faults``,
+``POST /_sim/compact?resource=pods[.group]`` (forget watch history: older versions get 410),
+and ``/healthz``, ``/livez``, ``/readyz``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import yaml
+from aiohttp import web
+
+from services.kubesim.apierrors import ApiError
+from services.kubesim.config import SimConfig
+from services.kubesim.discovery import Discovery
+from services.kubesim.faults import FaultConfig, Faults, encode_faults, parse_faults
+from services.kubesim.gc import GarbageCollector
+from services.kubesim.handlers import ApiHandler, respond
+from services.kubesim.kubelet import Kubelet
+from services.kubesim.nodes import pool_nodes
+from services.kubesim.registry import Registry
+from services.kubesim.store import Store
+from services.kubesim.timestamps import rfc3339
+
+SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+def kubeconfig(url: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "kubesim", "cluster": {"server": url}}],
+        "users": [{"name": "kubesim", "user": {"token": "kubesim"}}],
+        "contexts": [
+            {
+                "name": "kubesim",
+                "context": {"cluster": "kubesim", "user": "kubesim", "namespace": "default"},
+            }
+        ],
+        "current-context": "kubesim",
+        "preferences": {},
+    }
+
+
+class KubeSim:
+    """A simulated Kubernetes API server running in this event loop."""
+
+    def __init__(self, config: SimConfig | None = None) -> None:
+        self.config = config or SimConfig()
+        self.registry = Registry()
+        self.store = Store(
+            self.registry,
+            max_history=self.config.watch_history,
+            strict_namespaces=self.config.strict_namespaces,
+        )
+        self.faults = Faults(self.config.faults)
+        self._runner: web.AppRunner | None = None
+        self._kubelet: Kubelet | None = None
+        self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        self.port = 0
+        self.kubeconfig_path = Path()
+
+    @property
+    def url(self) -> str:
+        host = self.config.host
+        if ":" in host:
+            host = f"[{host}]"
+        elif host in ("0.0.0.0", ""):
+            host = "127.0.0.1"
+        return f"http://{host}:{self.port}"
+
+    def set_faults(self, config: FaultConfig) -> None:
+        self.faults.set(config)
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        config = self.config
+        self._kubelet = Kubelet(
+            self.store,
+            default_shape=config.default_shape,
+            start_delay=config.start_delay,
+            stop_delay=config.stop_delay,
+            loop=loop,
+        )
+        self.store.listeners.append(self._kubelet)
+        self.store.listeners.append(GarbageCollector(self.store, defer=loop.call_soon))
+        self._seed()
+        handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_route("*", "/_sim/faults", self._faults_endpoint)
+        app.router.add_post("/_sim/compact", self._compact_endpoint)
+        for probe in ("/healthz", "/livez", "/readyz"):
+            app.router.add_get(probe, _ok)
+        app.router.add_route("*", "/{tail:.*}", handler)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, config.host, config.port, backlog=1024)
+        await site.start()
+        self.port = int(self._runner.addresses[0][1])
+        self.kubeconfig_path = self._write_kubeconfig()
+
+    def _seed(self) -> None:
+        namespaces = self.store.tables["namespaces"].rtype
+        for name in SYSTEM_NAMESPACES:
+            self.store.create(namespaces, "", {"metadata": {"name": name}})
+        nodes = self.store.tables["nodes"].rtype
+        now = rfc3339(self.store.clock())
+        for pool in self.config.node_pools:
+            for node in pool_nodes(pool, now):
+                self.store.create(nodes, "", node)
+        if self.config.default_queue:
+            queues = self.registry.lookup("scheduling.volcano.sh", "v1beta1", "queues")
+            assert queues is not None
+            self.store.create(queues, "", {"metadata": {"name": "default"}, "spec": {"weight": 1}})
+
+    def _write_kubeconfig(self) -> Path:
+        path = self.config.kubeconfig_out
+        if path is None:
+            self._tmpdir = tempfile.TemporaryDirectory(prefix="kubesim-")
+            path = Path(self._tmpdir.name) / "kubeconfig"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(kubeconfig(self.url), sort_keys=False))
+        return path
+
+    async def stop(self) -> None:
+        if self._kubelet is not None:
+            self._kubelet.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self._tmpdir is not None:
+            self._tmpdir.cleanup()
+            self._tmpdir = None
+
+    async def __aenter__(self) -> KubeSim:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    async def _faults_endpoint(self, request: web.Request) -> web.Response:
+        if request.method == "POST":
+            try:
+                self.set_faults(parse_faults(await request.read()))
+            except ValueError as exc:
+                return respond(ApiError(400, str(exc)).status(), 400)
+        elif request.method == "DELETE":
+            self.set_faults(FaultConfig())
+        elif request.method != "GET":
+            return respond(ApiError(405, "use GET, POST or DELETE").status(), 405)
+        return respond(encode_faults(self.faults.config))
+
+    async def _compact_endpoint(self, request: web.Request) -> web.Response:
+        name = request.query.get("resource", "")
+        table = self.store.tables.get(name)
+        if table is None:
+            return respond(ApiError(404, f"no resource {name!r}").status(), 404)
+        table.hub.compact()
+        return respond({"compactedResourceVersion": str(table.hub.compacted_rv)})
+
+
+async def _ok(request: web.Request) -> web.Response:
+    return web.Response(text="ok")

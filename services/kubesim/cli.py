@@ -1,0 +1,119 @@
+"""``shoal run kubesim``: serve a simulated cluster until interrupted.
+
+Prints ``KUBESIM_URL=<url>`` and ``KUBECONFIG=<path>`` on stdout once it listens, so scripts
+and ``KubeSimProcess`` can find it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import signal
+from pathlib import Path
+from typing import Any
+
+from shared.errors import UserError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="listen port (0 = a free port)")
+    parser.add_argument("--config", type=Path, help="YAML config file (node pools, faults, ...)")
+    parser.add_argument("--nodes", type=int, default=0, help="number of simulated nodes")
+    parser.add_argument("--node-prefix", default="node", help="node name prefix")
+    parser.add_argument("--node-cpu", default="32", help="cpu per node (quantity)")
+    parser.add_argument("--node-memory", default="128Gi", help="memory per node (quantity)")
+    parser.add_argument("--node-pods", type=int, default=110, help="pods per node")
+    parser.add_argument("--node-gpus", type=int, default=0, help="nvidia.com/gpu per node")
+    parser.add_argument(
+        "--node-label", action="append", default=[], metavar="K=V", help="label for every node"
+    )
+    parser.add_argument(
+        "--node-taint", action="append", default=[], metavar="K=V:EFFECT", help="taint"
+    )
+    parser.add_argument("--start-delay", type=float, help="seconds from bind to Running")
+    parser.add_argument("--watch-history", type=int, help="watch events kept per resource")
+    parser.add_argument("--kubeconfig-out", type=Path, help="write a kubeconfig here")
+    parser.add_argument("--faults", help="fault injection config as JSON (see README)")
+    parser.add_argument(
+        "--allow-missing-namespaces",
+        action="store_true",
+        help="accept objects in namespaces that do not exist",
+    )
+    parser.add_argument(
+        "--no-default-queue", action="store_true", help="do not create the Volcano default Queue"
+    )
+
+
+def _parse_taint(text: str) -> dict[str, str]:
+    spec, sep, effect = text.rpartition(":")
+    if not sep or effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+        raise UserError(f"--node-taint {text!r}: expected KEY[=VALUE]:NoSchedule|...")
+    key, _, value = spec.partition("=")
+    taint = {"key": key, "effect": effect}
+    if value:
+        taint["value"] = value
+    return taint
+
+
+def build_config(args: argparse.Namespace) -> Any:
+    from services.kubesim.config import SimConfig, load_config_file, pool
+    from services.kubesim.faults import parse_faults
+
+    fields: dict[str, Any] = load_config_file(args.config) if args.config else {}
+    if args.nodes:
+        labels = {}
+        for item in args.node_label:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise UserError(f"--node-label {item!r}: expected KEY=VALUE")
+            labels[key] = value
+        extra = pool(
+            args.nodes,
+            prefix=args.node_prefix,
+            cpu=args.node_cpu,
+            memory=args.node_memory,
+            pods=args.node_pods,
+            gpus=args.node_gpus,
+            labels=labels,
+            taints=tuple(_parse_taint(t) for t in args.node_taint),
+        )
+        fields["node_pools"] = (*fields.get("node_pools", ()), extra)
+    if args.faults:
+        try:
+            fields["faults"] = parse_faults(args.faults)
+        except ValueError as exc:
+            raise UserError(f"--faults: {exc}") from exc
+    if args.start_delay is not None:
+        fields["start_delay"] = args.start_delay
+    if args.watch_history is not None:
+        fields["watch_history"] = args.watch_history
+    config = SimConfig(
+        host=args.host,
+        port=args.port,
+        kubeconfig_out=args.kubeconfig_out,
+        strict_namespaces=not args.allow_missing_namespaces,
+        default_queue=not args.no_default_queue,
+    )
+    return dataclasses.replace(config, **fields)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from services.kubesim.app import KubeSim
+
+    config = build_config(args)
+
+    async def serve() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        async with KubeSim(config) as sim:
+            print(f"KUBESIM_URL={sim.url}", flush=True)
+            print(f"KUBECONFIG={sim.kubeconfig_path}", flush=True)
+            await stop.wait()
+
+    asyncio.run(serve())
+    return 0

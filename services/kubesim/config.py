@@ -1,0 +1,127 @@
+"""kubesim settings: listen address, node pools, kubelet timing, watch tuning, faults.
+
+Built from CLI flags and/or a YAML file::
+
+    nodePools:
+      - count: 10
+        prefix: cpu
+        cpu: "32"
+        memory: 128Gi
+        pods: 110
+        gpus: 0
+        labels: {pool: cpu}
+        taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
+    startDelay: 0.05
+    faults: {rules: [...], watch: {...}}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from services.kubesim.faults import FaultConfig
+from services.kubesim.nodes import NodePool, NodeShape
+from services.kubesim.streaming import WatchSettings
+from shared.errors import UserError
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimConfig:
+    """Everything a kubesim instance needs; the defaults give an empty, fault-free cluster."""
+
+    # Interface to listen on; 127.0.0.1 keeps the unauthenticated API off the network.
+    host: str = "127.0.0.1"
+    # TCP port; 0 picks a free one (``KubeSim.url`` tells which).
+    port: int = 0
+    # Nodes created at start.
+    node_pools: tuple[NodePool, ...] = ()
+    # Capacity reported for nodes created through the API without a status.
+    default_shape: NodeShape = field(default_factory=NodeShape)
+    # Seconds from bind to Running when the pod has no sim.shoal.io/start-delay.
+    start_delay: float = 0.05
+    # Seconds the simulated kubelet takes to stop a gracefully deleted pod (capped by the grace).
+    stop_delay: float = 0.05
+    # Watch events kept per resource type for resuming watches (older versions get 410).
+    watch_history: int = 100_000
+    watch: WatchSettings = field(default_factory=WatchSettings)
+    faults: FaultConfig = field(default_factory=FaultConfig)
+    # Refuse namespaced objects in namespaces that do not exist (the real admission does).
+    strict_namespaces: bool = True
+    # Create the Volcano ``default`` Queue (weight 1) at start, as a Volcano install does.
+    default_queue: bool = True
+    # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).
+    kubeconfig_out: Path | None = None
+
+
+class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    count: int
+    prefix: str = "node"
+    cpu: str = "32"
+    memory: str = "128Gi"
+    pods: int = 110
+    gpus: int = 0
+    labels: dict[str, str] = {}
+    taints: list[dict[str, str]] = []
+
+
+class _ConfigFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    node_pools: list[_PoolFile] = []
+    start_delay: float | None = None
+    stop_delay: float | None = None
+    watch_history: int | None = None
+    faults: FaultConfig | None = None
+
+
+def pool(
+    count: int,
+    *,
+    prefix: str = "node",
+    cpu: str = "32",
+    memory: str = "128Gi",
+    pods: int = 110,
+    gpus: int = 0,
+    labels: dict[str, str] | None = None,
+    taints: tuple[dict[str, str], ...] = (),
+) -> NodePool:
+    """A node pool in one call: ``pool(10, cpu="32", memory="128Gi", gpus=8)``."""
+    shape = NodeShape(cpu=cpu, memory=memory, pods=pods, gpus=gpus)
+    return NodePool(
+        count=count, prefix=prefix, shape=shape, labels=dict(labels or {}), taints=taints
+    )
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """The SimConfig fields a YAML file sets (to be combined with CLI flags)."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise UserError(f"cannot read kubesim config {path}: {exc}") from exc
+    try:
+        parsed = msgspec.convert(raw or {}, _ConfigFile)
+    except msgspec.ValidationError as exc:
+        raise UserError(f"invalid kubesim config {path}: {exc}") from exc
+    fields: dict[str, Any] = {}
+    if parsed.node_pools:
+        fields["node_pools"] = tuple(
+            pool(
+                p.count,
+                prefix=p.prefix,
+                cpu=p.cpu,
+                memory=p.memory,
+                pods=p.pods,
+                gpus=p.gpus,
+                labels=p.labels,
+                taints=tuple(p.taints),
+            )
+            for p in parsed.node_pools
+        )
+    for name in ("start_delay", "stop_delay", "watch_history", "faults"):
+        value = getattr(parsed, name)
+        if value is not None:
+            fields[name] = value
+    return fields

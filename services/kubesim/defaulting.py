@@ -1,0 +1,149 @@
+"""Defaulting on create, as the API server's defaulters and admission plugins would do.
+
+Only the fields Shoal relies on: pod scheduler name, restart policy, QoS, requests from limits,
+the batch/v1 Job selector and labels, the Volcano webhook defaults, namespace phase.
+The object passed in is freshly decoded from the request and owned by the caller; it is
+modified in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def _default_container(container: Obj) -> None:
+    container.setdefault("imagePullPolicy", "IfNotPresent")
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    resources = container.setdefault("resources", {})
+    limits = resources.get("limits")
+    if limits:
+        requests = resources.setdefault("requests", {})
+        for name, value in limits.items():
+            requests.setdefault(name, value)
+
+
+def _qos_class(spec: Obj) -> str:
+    containers = list(spec.get("containers") or []) + list(spec.get("initContainers") or [])
+    requests_seen = False
+    guaranteed = True
+    for container in containers:
+        resources = container.get("resources") or {}
+        requests = resources.get("requests") or {}
+        limits = resources.get("limits") or {}
+        if requests or limits:
+            requests_seen = True
+        for name in ("cpu", "memory"):
+            if name not in limits or requests.get(name, limits[name]) != limits[name]:
+                guaranteed = False
+    if not requests_seen:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def default_pod_spec(spec: Obj) -> None:
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("securityContext", {})
+    spec.setdefault("enableServiceLinks", True)
+    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    for container in spec.get("containers") or []:
+        _default_container(container)
+    for container in spec.get("initContainers") or []:
+        _default_container(container)
+
+
+def _pod(obj: Obj, uid: str) -> None:
+    spec = obj.setdefault("spec", {})
+    default_pod_spec(spec)
+    obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
+
+
+def _batch_job(obj: Obj, uid: str) -> None:
+    spec = obj.setdefault("spec", {})
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    spec.setdefault("parallelism", 1)
+    spec.setdefault("backoffLimit", 6)
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    spec.setdefault(
+        "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
+    )
+    name = obj["metadata"].get("name", "")
+    generated = {
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": name,
+        "controller-uid": uid,
+        "job-name": name,
+    }
+    if not spec.get("manualSelector"):
+        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+        template_meta = spec.setdefault("template", {}).setdefault("metadata", {})
+        template_meta["labels"] = {**(template_meta.get("labels") or {}), **generated}
+    template_spec = spec.setdefault("template", {}).setdefault("spec", {})
+    default_pod_spec(template_spec)
+    obj["status"] = {}
+
+
+def _volcano_job(obj: Obj, uid: str) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("queue", "default")
+    spec.setdefault("schedulerName", "volcano")
+    spec.setdefault("maxRetry", 3)
+    tasks = spec.get("tasks") or []
+    for i, task in enumerate(tasks):
+        task.setdefault("name", f"default{i}")
+        task.setdefault("replicas", 1)
+        task.setdefault("minAvailable", task["replicas"])
+        task.setdefault("maxRetry", spec["maxRetry"])
+    spec.setdefault("minAvailable", sum(t.get("minAvailable", 0) for t in tasks))
+    obj["status"] = {}
+
+
+def _queue(obj: Obj, uid: str) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("weight", 1)
+    spec.setdefault("reclaimable", True)
+    obj["status"] = {"state": "Open"}
+
+
+def _namespace(obj: Obj, uid: str) -> None:
+    meta = obj["metadata"]
+    meta["labels"] = {**(meta.get("labels") or {}), "kubernetes.io/metadata.name": meta["name"]}
+    obj["spec"] = {"finalizers": ["kubernetes"]}
+    obj["status"] = {"phase": "Active"}
+
+
+def _service(obj: Obj, uid: str) -> None:
+    spec = obj.setdefault("spec", {})
+    spec.setdefault("type", "ClusterIP")
+    spec.setdefault("sessionAffinity", "None")
+    for port in spec.get("ports") or []:
+        port.setdefault("protocol", "TCP")
+        port.setdefault("targetPort", port.get("port"))
+    obj["status"] = {"loadBalancer": {}}
+
+
+_BY_KIND = {
+    ("v1", "Pod"): _pod,
+    ("batch/v1", "Job"): _batch_job,
+    ("batch.volcano.sh/v1alpha1", "Job"): _volcano_job,
+    ("scheduling.volcano.sh/v1beta1", "Queue"): _queue,
+    ("v1", "Namespace"): _namespace,
+    ("v1", "Service"): _service,
+}
+
+
+def apply_defaults(api_version: str, kind: str, obj: Obj, *, uid: str, has_status: bool) -> None:
+    """Defaults for a new object; status is reset for kinds with a status subresource."""
+    handler = _BY_KIND.get((api_version, kind))
+    if handler is not None:
+        handler(obj, uid)
+    elif has_status and kind != "Node":
+        obj.pop("status", None)

@@ -1,0 +1,442 @@
+"""HTTP handlers for the Kubernetes REST verbs over the store.
+
+One catch-all route resolves the path (``routing``), applies injected faults, and dispatches on
+(method, target). Bodies are decoded and encoded with msgspec; errors become Status bodies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import heapq
+import time
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from services.kubesim import apierrors, tables
+from services.kubesim.apierrors import ApiError
+from services.kubesim.discovery import Discovery
+from services.kubesim.faults import Faults
+from services.kubesim.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
+from services.kubesim.registry import ResourceType
+from services.kubesim.routing import GroupVersion, Target, resolve
+from services.kubesim.selectors import (
+    SelectorError,
+    combine,
+    parse_field_selector,
+    parse_label_selector,
+)
+from services.kubesim.store import Store
+from services.kubesim.streaming import WatchSettings, serve_watch
+
+Obj = dict[str, Any]
+Predicate = Any
+_encode = msgspec.json.encode
+_decode = msgspec.json.decode
+_JSON = "application/json"
+_PATCH_TYPES = {
+    "application/merge-patch+json": "merge",
+    "application/strategic-merge-patch+json": "strategic",
+    "application/json-patch+json": "json",
+}
+
+
+def respond(body: Any, status: int = 200) -> web.Response:
+    data = body if isinstance(body, bytes) else _encode(body)
+    return web.Response(body=data, status=status, content_type=_JSON)
+
+
+def _decode_body(raw: bytes) -> Any:
+    if not raw:
+        raise apierrors.bad_request("a request body is required")
+    try:
+        return _decode(raw)
+    except msgspec.DecodeError as exc:
+        raise apierrors.bad_request(f"the request body is not valid JSON: {exc}") from exc
+
+
+def _int_param(query: Any, name: str) -> int | None:
+    raw = query.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise apierrors.bad_request(f"{name} must be an integer, got {raw!r}") from exc
+
+
+class ApiHandler:
+    """The REST surface: discovery, CRUD, subresources, watch."""
+
+    def __init__(
+        self, store: Store, faults: Faults, discovery: Discovery, watch: WatchSettings
+    ) -> None:
+        self.store = store
+        self.faults = faults
+        self.discovery = discovery
+        self.watch_settings = watch
+
+    async def __call__(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await self._handle(request)
+        except ApiError as exc:
+            return respond(exc.status(), exc.code)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        path = request.path
+        static = self._static(path)
+        if static is not None:
+            return respond(static)
+        resolved = resolve(self.store.registry, path)
+        if isinstance(resolved, GroupVersion):
+            body = self.discovery.resource_lists.get((resolved.group, resolved.version))
+            if body is None:
+                raise ApiError(404, f"the server could not find the requested resource ({path})")
+            return respond(body)
+        target = resolved
+        query = request.query
+        verb = self._verb(request.method, target, query)
+        if self.faults.active:
+            await self._inject(target, verb)
+        if verb == "watch":
+            return await self._watch(request, target)
+        if verb == "get":
+            return self._get(request, target)
+        if verb == "list":
+            return self._list(request, target)
+        body = _decode_body(await request.read()) if request.can_read_body else None
+        if verb == "create":
+            return self._create(target, body)
+        if verb == "update":
+            return self._update(target, body)
+        if verb == "patch":
+            return self._patch(request, target, body)
+        if verb == "delete":
+            return self._delete(target, query, body)
+        return self._delete_collection(request, target, body)
+
+    def _static(self, path: str) -> bytes | None:
+        d = self.discovery
+        if path in ("/api", "/api/"):
+            return d.core_versions
+        if path in ("/apis", "/apis/"):
+            return d.group_list
+        if path == "/version":
+            return d.version
+        if path == "/openapi/v3":
+            return d.openapi_v3_root
+        if path.startswith("/openapi/v3/"):
+            body = d.openapi_v3.get(path[len("/openapi/v3/") :])
+            if body is None:
+                raise ApiError(404, f"the server could not find the requested resource ({path})")
+            return body
+        if path == "/openapi/v2":
+            return d.openapi_v2
+        parts = path.strip("/").split("/")
+        if len(parts) == 2 and parts[0] == "apis":
+            body = d.groups.get(parts[1])
+            if body is None:
+                raise ApiError(404, f"the server could not find the requested resource ({path})")
+            return body
+        return None
+
+    @staticmethod
+    def _verb(method: str, target: Target, query: Any) -> str:
+        rtype = target.rtype
+        if rtype.create_only and method != "POST":
+            raise ApiError(405, f"the server does not allow this method on {rtype.plural}")
+        if method == "GET":
+            if query.get("watch") in ("true", "1"):
+                return "watch"
+            return "get" if target.name else "list"
+        if method == "POST" and (not target.name or target.subresource in ("binding", "eviction")):
+            return "create"
+        if (
+            target.name
+            and method in ("PUT", "PATCH", "DELETE")
+            and target.subresource
+            not in (
+                "binding",
+                "eviction",
+            )
+        ):
+            return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
+        if method == "DELETE" and not target.name:
+            return "deletecollection"
+        raise ApiError(405, "the server does not allow this method on the requested resource")
+
+    async def _inject(self, target: Target, verb: str) -> None:
+        resource = target.rtype.plural
+        if target.subresource:
+            resource = f"{resource}/{target.subresource}"
+        latency, rule = self.faults.decide(resource, verb)
+        if latency:
+            await asyncio.sleep(latency)
+        if rule is not None:
+            raise ApiError(rule.code, rule.message)
+
+    def _namespace(self, target: Target) -> str:
+        if not target.rtype.namespaced:
+            return ""
+        if target.namespace is None:
+            raise apierrors.bad_request("a namespace is required for a namespaced resource")
+        return target.namespace
+
+    # ---- reads -------------------------------------------------------------------------------
+
+    def _get(self, request: web.Request, target: Target) -> web.Response:
+        obj = self.store.get(target.rtype, self._namespace(target), target.name)
+        if tables.wants_table(request.headers.get("Accept", "")):
+            rv = obj["metadata"]["resourceVersion"]
+            return respond(tables.table(target.rtype, [obj], rv, time.time()))
+        return respond(obj)
+
+    def _predicate(self, query: Any, rtype: ResourceType) -> Predicate:
+        try:
+            labels = parse_label_selector(query.get("labelSelector", ""))
+            fields = parse_field_selector(query.get("fieldSelector", ""), rtype.kind)
+        except SelectorError as exc:
+            raise apierrors.bad_request(str(exc)) from exc
+        return combine(labels, fields)
+
+    def _candidates(self, target: Target, query: Any) -> list[Obj]:
+        rtype = target.rtype
+        node = _single_node_selector(query.get("fieldSelector", ""))
+        if node is not None and rtype.kind == "Pod" and not rtype.group:
+            objects = self.store.pods_on_node(node)
+            if target.namespace is not None:
+                return [o for o in objects if o["metadata"].get("namespace") == target.namespace]
+            return objects
+        return list(self.store.items(rtype, target.namespace))
+
+    def _list(self, request: web.Request, target: Target) -> web.Response:
+        rtype = target.rtype
+        query = request.query
+        predicate = self._predicate(query, rtype)
+        rv = str(self.store.rv)
+        objects = self._candidates(target, query)
+        if predicate is not None:
+            objects = [o for o in objects if predicate(o)]
+        metadata: Obj = {"resourceVersion": rv}
+        limit = _int_param(query, "limit")
+        token = query.get("continue", "")
+        if limit or token:
+            objects, metadata = _page(objects, limit or 0, token, rv)
+        if tables.wants_table(request.headers.get("Accept", "")):
+            body = tables.table(rtype, objects, metadata["resourceVersion"], time.time())
+            body["metadata"] = metadata
+            return respond(body)
+        return respond(
+            {
+                "kind": f"{rtype.kind}List",
+                "apiVersion": rtype.api_version,
+                "metadata": metadata,
+                "items": objects,
+            }
+        )
+
+    async def _watch(self, request: web.Request, target: Target) -> web.StreamResponse:
+        predicate = self._predicate(request.query, target.rtype)
+        render = None
+        if tables.wants_table(request.headers.get("Accept", "")):
+            render = tables.table_renderer(target.rtype)
+        return await serve_watch(
+            request,
+            store=self.store,
+            rtype=target.rtype,
+            namespace=target.namespace if target.rtype.namespaced else None,
+            predicate=predicate,
+            render=render,
+            faults=self.faults,
+            settings=self.watch_settings,
+        )
+
+    # ---- writes ------------------------------------------------------------------------------
+
+    def _create(self, target: Target, body: Any) -> web.Response:
+        if not isinstance(body, dict):
+            raise apierrors.bad_request("the request body must be a JSON object")
+        rtype = target.rtype
+        if target.subresource == "binding" or rtype.create_only:
+            return self._bind(target, body)
+        if target.subresource == "eviction":
+            options = body.get("deleteOptions") or {}
+            self.store.delete(
+                rtype,
+                self._namespace(target),
+                target.name,
+                grace_seconds=options.get("gracePeriodSeconds"),
+                propagation=options.get("propagationPolicy"),
+            )
+            return respond(apierrors.success(201), 201)
+        kind = body.get("kind")
+        if kind and kind != rtype.kind:
+            raise apierrors.bad_request(f"the body kind {kind!r} does not match {rtype.kind!r}")
+        return respond(self.store.create(rtype, self._namespace(target), body), 201)
+
+    def _bind(self, target: Target, body: Obj) -> web.Response:
+        meta = body.get("metadata") or {}
+        name = target.name or meta.get("name", "")
+        node = (body.get("target") or {}).get("name")
+        if not node:
+            raise apierrors.invalid(
+                "Binding", "", name, [("target.name", "FieldValueRequired", "Required value")]
+            )
+        self.store.bind(self._namespace(target), name, node, meta.get("annotations") or {})
+        return respond(apierrors.success(201), 201)
+
+    def _update(self, target: Target, body: Any) -> web.Response:
+        if not isinstance(body, dict):
+            raise apierrors.bad_request("the request body must be a JSON object")
+        rtype = target.rtype
+        status = target.subresource == "status"
+        obj = self.store.update(rtype, self._namespace(target), target.name, body, status=status)
+        return respond(obj)
+
+    def _patch(self, request: web.Request, target: Target, patch: Any) -> web.Response:
+        rtype = target.rtype
+        content_type = request.content_type
+        kind = _PATCH_TYPES.get(content_type)
+        accepted = [t for t, k in _PATCH_TYPES.items() if rtype.builtin or k != "strategic"]
+        if kind is None or (kind == "strategic" and not rtype.builtin):
+            raise ApiError(
+                415,
+                "the body of the request was in an unknown format - accepted media types "
+                f"include: {', '.join(accepted)}",
+            )
+        namespace = self._namespace(target)
+        current = self.store.get(rtype, namespace, target.name)
+        if kind != "json" and not isinstance(patch, dict):
+            raise apierrors.bad_request("a merge patch must be a JSON object")
+        try:
+            if kind == "merge":
+                patched = merge_patch(current, patch)
+            elif kind == "strategic":
+                patched = strategic_merge_patch(current, patch)
+            else:
+                patched = json_patch(current, patch)
+        except PatchError as exc:
+            if exc.code == 422:
+                raise apierrors.invalid(
+                    rtype.kind, rtype.group, target.name, [("", "FieldValueInvalid", str(exc))]
+                ) from exc
+            raise apierrors.bad_request(str(exc)) from exc
+        if not isinstance(patched, dict) or not isinstance(patched.get("metadata"), dict):
+            raise apierrors.bad_request("the patch removed the object's metadata")
+        # A resourceVersion in the patch is a precondition; otherwise apply to the current one.
+        wanted = (patch.get("metadata") or {}).get("resourceVersion") if kind != "json" else None
+        patched["metadata"] = {
+            **patched["metadata"],
+            "resourceVersion": wanted or current["metadata"]["resourceVersion"],
+        }
+        status = target.subresource == "status"
+        obj = self.store.update(rtype, namespace, target.name, patched, status=status)
+        return respond(obj)
+
+    def _delete(self, target: Target, query: Any, body: Any) -> web.Response:
+        options = body if isinstance(body, dict) else {}
+        preconditions = options.get("preconditions") or {}
+        grace = _int_param(query, "gracePeriodSeconds")
+        if grace is None:
+            grace = options.get("gracePeriodSeconds")
+        propagation = query.get("propagationPolicy") or options.get("propagationPolicy")
+        if propagation is None and (
+            query.get("orphanDependents") == "true" or options.get("orphanDependents") is True
+        ):
+            propagation = "Orphan"
+        rtype = target.rtype
+        namespace = self._namespace(target)
+        if rtype.kind == "Namespace" and not rtype.group:
+            self._empty_namespace(target.name)
+        obj, _ = self.store.delete(
+            rtype,
+            namespace,
+            target.name,
+            grace_seconds=grace,
+            propagation=propagation,
+            precondition_uid=preconditions.get("uid"),
+            precondition_rv=preconditions.get("resourceVersion"),
+        )
+        return respond(obj)
+
+    def _empty_namespace(self, namespace: str) -> None:
+        """Deleting a namespace deletes what it contains (done at once, not in the background)."""
+        self.store.get(self.store.tables["namespaces"].rtype, "", namespace)
+        for table in self.store.tables.values():
+            if not table.rtype.namespaced:
+                continue
+            for obj in list(self.store.items(table.rtype, namespace)):
+                try:
+                    self.store.delete(table.rtype, namespace, obj["metadata"]["name"])
+                except ApiError:
+                    continue
+
+    def _delete_collection(self, request: web.Request, target: Target, body: Any) -> web.Response:
+        rtype = target.rtype
+        predicate = self._predicate(request.query, rtype)
+        options = body if isinstance(body, dict) else {}
+        deleted = []
+        for obj in list(self.store.items(rtype, target.namespace)):
+            if predicate is not None and not predicate(obj):
+                continue
+            meta = obj["metadata"]
+            try:
+                gone, _ = self.store.delete(
+                    rtype,
+                    meta.get("namespace", ""),
+                    meta["name"],
+                    grace_seconds=options.get("gracePeriodSeconds"),
+                    propagation=options.get("propagationPolicy"),
+                )
+            except ApiError:
+                continue
+            deleted.append(gone)
+        return respond(
+            {
+                "kind": f"{rtype.kind}List",
+                "apiVersion": rtype.api_version,
+                "metadata": {"resourceVersion": str(self.store.rv)},
+                "items": deleted,
+            }
+        )
+
+
+def _single_node_selector(text: str) -> str | None:
+    """The node name of a field selector that is exactly ``spec.nodeName=<node>``."""
+    if "," in text or "!" in text:
+        return None
+    path, sep, value = text.replace("==", "=").partition("=")
+    if sep and path.strip() == "spec.nodeName" and value.strip():
+        return value.strip()
+    return None
+
+
+def _page(objects: list[Obj], limit: int, token: str, rv: str) -> tuple[list[Obj], Obj]:
+    """One page in (namespace, name) order; the continue token carries the last key."""
+    start: tuple[str, str] = ("", "")
+    if token:
+        try:
+            state = _decode(base64.urlsafe_b64decode(token.encode()))
+            start = (state["start"][0], state["start"][1])
+            rv = state["rv"]
+        except (ValueError, KeyError, TypeError, IndexError, msgspec.DecodeError) as exc:
+            raise ApiError(
+                410, "the provided continue parameter is too old or malformed", reason="Expired"
+            ) from exc
+
+    def key(o: Obj) -> tuple[str, str]:
+        return (o["metadata"].get("namespace", ""), o["metadata"]["name"])
+
+    rest = [o for o in objects if key(o) > start] if token else objects
+    page = heapq.nsmallest(limit + 1, rest, key=key) if limit else sorted(rest, key=key)
+    metadata: Obj = {"resourceVersion": rv}
+    if limit and len(page) > limit:
+        page = page[:limit]
+        last = key(page[-1])
+        metadata["continue"] = base64.urlsafe_b64encode(
+            _encode({"rv": rv, "start": list(last)})
+        ).decode()
+        metadata["remainingItemCount"] = len(rest) - limit
+    return page, metadata

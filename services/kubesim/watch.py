@@ -1,0 +1,161 @@
+"""Watch history and fan-out for one resource type.
+
+Every change becomes an ``Event`` that is kept in a bounded history (so a watch can resume from
+a resourceVersion, or get 410 Gone when it asks for one older than the history) and offered to
+every live ``Watcher``. An event is encoded to JSON once, lazily, and the bytes are shared by all
+watchers. Watchers buffer lines and are woken once per batch, so a burst of events costs one
+write per watcher. A watcher that falls too far behind is closed, as the real server does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+Obj = dict[str, Any]
+Predicate = Callable[[Obj], bool]
+Render = Callable[[str, Obj], bytes]
+
+_encode = msgspec.json.encode
+_ADDED, _MODIFIED, _DELETED = "ADDED", "MODIFIED", "DELETED"
+
+
+class Event:
+    """One change of one object; ``old`` is the previous state for MODIFIED."""
+
+    __slots__ = ("_object_bytes", "obj", "old", "rv", "type")
+
+    def __init__(self, type_: str, obj: Obj, old: Obj | None, rv: int) -> None:
+        self.type = type_
+        self.obj = obj
+        self.old = old
+        self.rv = rv
+        self._object_bytes: bytes | None = None
+
+    def object_bytes(self) -> bytes:
+        if self._object_bytes is None:
+            self._object_bytes = _encode(self.obj)
+        return self._object_bytes
+
+
+def event_line(type_: str, object_bytes: bytes) -> bytes:
+    return b'{"type":"' + type_.encode() + b'","object":' + object_bytes + b"}\n"
+
+
+class Watcher:
+    """One watch stream: its filter, its pending lines, and a wake-up flag for its writer."""
+
+    __slots__ = ("buffer", "closed", "limit", "namespace", "predicate", "render", "wake")
+
+    def __init__(
+        self,
+        *,
+        namespace: str | None,
+        predicate: Predicate | None,
+        render: Render | None = None,
+        limit: int = 200_000,
+    ) -> None:
+        self.namespace = namespace
+        self.predicate = predicate
+        self.render = render
+        self.limit = limit
+        self.buffer: list[bytes] = []
+        self.wake = asyncio.Event()
+        self.closed = False
+
+    def _selected(self, obj: Obj | None) -> bool:
+        if obj is None:
+            return False
+        if self.namespace is not None and obj["metadata"].get("namespace") != self.namespace:
+            return False
+        return self.predicate is None or self.predicate(obj)
+
+    def offer(self, event: Event) -> None:
+        """Queue the event as this watcher sees it (a change out of its selection is DELETED)."""
+        if self.closed:
+            return
+        now = self._selected(event.obj)
+        if event.type == _MODIFIED:
+            before = self._selected(event.old)
+            if not now and not before:
+                return
+            type_ = _MODIFIED if now and before else (_ADDED if now else _DELETED)
+        elif now:
+            type_ = event.type
+        else:
+            return
+        self.push(type_, event)
+
+    def push(self, type_: str, event: Event) -> None:
+        if self.render is not None:
+            self.buffer.append(event_line(type_, self.render(type_, event.obj)))
+        else:
+            self.buffer.append(event_line(type_, event.object_bytes()))
+        if len(self.buffer) > self.limit:
+            self.close()
+        self.wake.set()
+
+    def push_line(self, line: bytes) -> None:
+        self.buffer.append(line)
+        self.wake.set()
+
+    def take(self) -> bytes:
+        data = b"".join(self.buffer)
+        self.buffer.clear()
+        self.wake.clear()
+        return data
+
+    def close(self) -> None:
+        self.closed = True
+        self.wake.set()
+
+
+class TooOld(Exception):
+    """The requested resourceVersion is older than the kept history (410 Gone)."""
+
+    def __init__(self, requested: int, oldest: int) -> None:
+        super().__init__(f"too old resource version: {requested} ({oldest})")
+
+
+class WatchHub:
+    """History and live watchers of one resource type."""
+
+    def __init__(self, *, max_history: int) -> None:
+        self.max_history = max_history
+        self.history: list[Event] = []
+        # Highest resourceVersion that has been dropped from the history.
+        self.compacted_rv = 0
+        self.watchers: set[Watcher] = set()
+
+    def publish(self, event: Event) -> None:
+        self.history.append(event)
+        if len(self.history) >= 2 * self.max_history:
+            cut = len(self.history) - self.max_history
+            self.compacted_rv = self.history[cut - 1].rv
+            del self.history[:cut]
+        for watcher in self.watchers:
+            watcher.offer(event)
+
+    def since(self, rv: int) -> list[Event]:
+        """Events newer than ``rv``; TooOld when some of them were dropped."""
+        if rv < self.compacted_rv:
+            oldest = self.history[0].rv if self.history else self.compacted_rv + 1
+            raise TooOld(rv, oldest)
+        start = bisect.bisect_right(self.history, rv, key=lambda e: e.rv)
+        return self.history[start:]
+
+    def compact(self) -> None:
+        """Forget the whole history (fault injection and tests of 410 handling)."""
+        if self.history:
+            self.compacted_rv = self.history[-1].rv
+            self.history.clear()
+
+    def subscribe(self, watcher: Watcher) -> None:
+        self.watchers.add(watcher)
+
+    def unsubscribe(self, watcher: Watcher) -> None:
+        self.watchers.discard(watcher)
