@@ -1,0 +1,157 @@
+"""The objects a Volcano Job owns: its pods ``<job>-<task>-<index>`` and its PodGroup.
+
+Pods carry the annotations and labels Volcano's ``createJobPod`` sets, which the scheduler and the
+job controller itself read back (task, index, version, retry count, PodGroup). The PodGroup's
+``minResources`` are the requests of the first ``minAvailable`` pods, counted from each task's
+``minAvailable`` first and then topped up from the remaining replicas, in task order (Volcano
+orders tasks by PriorityClass value; a pure core has no PriorityClass lister, so ties keep order).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from services.jobcontroller.volcanojob.plugins import Plugin
+from services.jobcontroller.volcanojob.spec import JobView, Task
+from shared.models import Json, PodSpec, convert
+from shared.models.volcano import (
+    GROUP_NAME_ANNOTATION,
+    JOB_NAME_KEY,
+    JOB_NAMESPACE_KEY,
+    JOB_RETRY_COUNT_KEY,
+    JOB_VERSION_KEY,
+    QUEUE_NAME_KEY,
+    TASK_INDEX_KEY,
+    TASK_SPEC_KEY,
+)
+from shared.resources import EMPTY, Resources, spec_requests
+
+TEMPLATE_UID_KEY = "volcano.sh/template-uid"
+# Job annotations/labels Volcano copies onto every pod, for the scheduler's benefit.
+_INHERITED_ANNOTATIONS = (
+    "volcano.sh/preemptable",
+    "volcano.sh/cooldown-time",
+    "volcano.sh/revocable-zone",
+)
+_INHERITED_LABELS = ("volcano.sh/preemptable", "volcano.sh/cooldown-time")
+_JDB_KEYS = ("volcano.sh/jdb-min-available", "volcano.sh/jdb-max-unavailable")
+
+
+def pod_name(job: JobView, task: Task, index: int) -> str:
+    return f"{job.name}-{task.name}-{index}"
+
+
+def build_pod(
+    job: JobView, task: Task, index: int, *, version: int, retry_count: int, plugins: list[Plugin]
+) -> Json:
+    """The full pod manifest for replica ``index`` of ``task``."""
+    template = copy.deepcopy(task.template)
+    meta = template.get("metadata") or {}
+    spec: Json = template.get("spec") or {}
+    spec.setdefault("containers", [])
+    if not spec.get("schedulerName"):
+        spec["schedulerName"] = job.scheduler_name
+    if not spec.get("priorityClassName") and job.priority_class_name:
+        spec["priorityClassName"] = job.priority_class_name
+    annotations: dict[str, str] = dict(meta.get("annotations") or {})
+    labels: dict[str, str] = dict(meta.get("labels") or {})
+    annotations.update(
+        {
+            TASK_INDEX_KEY: str(index),
+            TASK_SPEC_KEY: task.name,
+            GROUP_NAME_ANNOTATION: job.podgroup_name,
+            JOB_NAME_KEY: job.name,
+            QUEUE_NAME_KEY: job.queue,
+            JOB_VERSION_KEY: str(version),
+            TEMPLATE_UID_KEY: f"{job.name}-{task.name}",
+            JOB_RETRY_COUNT_KEY: str(retry_count),
+        }
+    )
+    for key in _INHERITED_ANNOTATIONS:
+        if key in job.annotations:
+            annotations[key] = job.annotations[key]
+    jdb = next((key for key in _JDB_KEYS if key in job.annotations), None)
+    if jdb is not None:
+        annotations[jdb] = job.annotations[jdb]
+    labels.update(
+        {
+            TASK_INDEX_KEY: str(index),
+            JOB_NAME_KEY: job.name,
+            TASK_SPEC_KEY: task.name,
+            JOB_NAMESPACE_KEY: job.namespace,
+            QUEUE_NAME_KEY: job.queue,
+        }
+    )
+    for key in _INHERITED_LABELS:
+        if key in job.labels:
+            labels[key] = job.labels[key]
+    pod: Json = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": pod_name(job, task, index),
+            "namespace": job.namespace,
+            "labels": labels,
+            "annotations": annotations,
+            "ownerReferences": [job.owner_reference()],
+        },
+        "spec": spec,
+    }
+    for plugin in plugins:
+        plugin.on_pod_create(job, task, index, pod)
+    return pod
+
+
+def _task_requests(task: Task) -> Resources:
+    return spec_requests(convert(task.pod_spec(), PodSpec, document=f"task {task.name}"))
+
+
+def min_resources(job: JobView) -> Resources:
+    """Requests of the first ``minAvailable`` pods, as Volcano's ``CalcPGMinResources``."""
+    total, counted = EMPTY, 0
+    for task in job.tasks:
+        take = min(task.min_available, job.min_available - counted)
+        if take <= 0:
+            break
+        total = total + _task_requests(task).scale(take)
+        counted += take
+    left = job.min_available - counted
+    for task in job.tasks:
+        if left <= 0:
+            break
+        spare = task.replicas - task.min_available
+        take = min(spare, left)
+        if take > 0:
+            total = total + _task_requests(task).scale(take)
+            left -= take
+    return total
+
+
+def podgroup_spec(job: JobView) -> Json:
+    spec: Json = {
+        "minMember": job.min_available,
+        "minTaskMember": {task.name: task.min_available for task in job.tasks},
+        "queue": job.queue,
+        "minResources": min_resources(job).to_list(),
+    }
+    if job.priority_class_name:
+        spec["priorityClassName"] = job.priority_class_name
+    return spec
+
+
+def build_podgroup(job: JobView) -> Json:
+    metadata: Json = {
+        "name": job.podgroup_name,
+        "namespace": job.namespace,
+        "ownerReferences": [job.owner_reference()],
+    }
+    if job.labels:
+        metadata["labels"] = dict(job.labels)
+    if job.annotations:
+        metadata["annotations"] = dict(job.annotations)
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": metadata,
+        "spec": podgroup_spec(job),
+    }

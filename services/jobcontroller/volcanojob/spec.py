@@ -1,0 +1,118 @@
+"""A Volcano Job with the defaults its admission webhook would have filled in.
+
+Volcano's mutating webhook sets ``queue: default``, ``schedulerName: volcano``, ``maxRetry: 3``,
+``minAvailable`` = the sum of task replicas and each task's ``minAvailable`` = its replicas; the
+controller relies on those values being present. Shoal has no webhook in front of the reconcile,
+so it applies the same defaults here, once, into a frozen view the rest of the package reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared.models import Json, VolcanoJob
+from shared.models.volcano import LifecyclePolicy
+
+DEFAULT_QUEUE = "default"
+DEFAULT_SCHEDULER = "volcano"
+DEFAULT_MAX_RETRY = 3
+JOB_API_VERSION = "batch.volcano.sh/v1alpha1"
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One task of the job: ``replicas`` pods from ``template``."""
+
+    name: str
+    replicas: int
+    min_available: int
+    template: Json
+    policies: tuple[LifecyclePolicy, ...]
+    max_retry: int
+
+    def pod_spec(self) -> Json:
+        spec = self.template.get("spec")
+        return spec if isinstance(spec, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class JobView:
+    """The defaulted spec and identity of one Volcano Job."""
+
+    name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    creation_timestamp: str | None
+    tasks: tuple[Task, ...]
+    min_available: int
+    min_success: int | None
+    queue: str
+    scheduler_name: str
+    priority_class_name: str | None
+    max_retry: int
+    policies: tuple[LifecyclePolicy, ...]
+    plugins: dict[str, list[str]]
+    ttl_seconds_after_finished: int | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def podgroup_name(self) -> str:
+        return f"{self.name}-{self.uid}"
+
+    @property
+    def total_replicas(self) -> int:
+        return sum(task.replicas for task in self.tasks)
+
+    def task(self, name: str) -> Task | None:
+        return next((task for task in self.tasks if task.name == name), None)
+
+    def owner_reference(self) -> Json:
+        """The controller reference every object the job creates carries."""
+        return {
+            "apiVersion": JOB_API_VERSION,
+            "kind": "Job",
+            "name": self.name,
+            "uid": self.uid,
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+
+
+def job_view(job: VolcanoJob) -> JobView:
+    spec = job.spec
+    max_retry = spec.maxRetry if spec.maxRetry else DEFAULT_MAX_RETRY
+    tasks = tuple(
+        Task(
+            name=task.name,
+            replicas=task.replicas,
+            min_available=task.minAvailable if task.minAvailable is not None else task.replicas,
+            template=task.template,
+            policies=tuple(task.policies),
+            max_retry=task.maxRetry if task.maxRetry else max_retry,
+        )
+        for task in spec.tasks
+    )
+    total = sum(task.replicas for task in tasks)
+    return JobView(
+        name=job.metadata.name,
+        namespace=job.metadata.namespace or "default",
+        uid=job.metadata.uid,
+        labels=dict(job.metadata.labels),
+        annotations=dict(job.metadata.annotations),
+        creation_timestamp=job.metadata.creationTimestamp,
+        tasks=tasks,
+        min_available=spec.minAvailable if spec.minAvailable is not None else total,
+        min_success=spec.minSuccess,
+        queue=spec.queue or DEFAULT_QUEUE,
+        scheduler_name=spec.schedulerName or DEFAULT_SCHEDULER,
+        priority_class_name=spec.priorityClassName or None,
+        max_retry=max_retry,
+        policies=tuple(spec.policies),
+        plugins={name: list(args) for name, args in spec.plugins.items()},
+        ttl_seconds_after_finished=spec.ttlSecondsAfterFinished,
+    )
