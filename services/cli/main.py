@@ -26,6 +26,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("run", "binder"), "services.binder.cli", "run the binder service"),
     (("simulate", "schedule"), "services.scheduler.simulate", "one scheduling session"),
     (("simulate", "reconcile"), "services.jobcontroller.simulate", "one sync of every job"),
+    (("submit",), "services.cli.submit", "create or update manifests on the API server"),
     (("bench", "bus"), "shared.bus_bench", "bus throughput through the broker"),
     (("bench", "kubesim"), "services.kubesim.bench", "kubesim creates/binds/watch events per s"),
     (("bench", "scheduler"), "services.scheduler.bench", "scheduler decisions/s, session time"),
@@ -54,7 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
         for depth in range(1, len(words)):
             prefix = words[:depth]
             if prefix not in groups:
-                sub = groups[words[: depth - 1]].add_parser(words[depth - 1], help=f"{words[0]} ...")
+                sub = groups[words[: depth - 1]].add_parser(
+                    words[depth - 1], help=f"{words[0]} ..."
+                )
                 parsers[prefix] = sub
                 groups[prefix] = sub.add_subparsers(
                     dest="_".join(prefix), metavar="WHAT", required=True

@@ -1,0 +1,85 @@
+"""``shoal submit -f PATH``: create (or update) manifests on the API server, like kubectl apply.
+
+Files are applied in name order; within a file, in document order — so Queues and
+PriorityClasses placed first are there before the jobs that name them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from shared.errors import UserError
+from shared.kube import ApiError, KubeClient, resource_for
+from shared.models import decode_object, iter_documents
+
+
+def manifest_files(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml", ".json"))
+    if not path.exists():
+        raise UserError(f"{path}: no such file or directory")
+    return [path]
+
+
+def load_documents(paths: list[Path]) -> list[dict[str, Any]]:
+    """Every document, validated (unknown kinds and bad fields are errors, before any call)."""
+    documents: list[dict[str, Any]] = []
+    for path in paths:
+        for index, obj in iter_documents(path.read_text(), source=str(path)):
+            decode_object(obj, document=f"{path} document {index}", strict_kind=False)
+            try:
+                resource_for(str(obj.get("apiVersion")), str(obj.get("kind")))
+            except KeyError as exc:
+                raise UserError(f"{path} document {index}: {exc.args[0]}") from None
+            documents.append(obj)
+    return documents
+
+
+async def apply(kube: KubeClient, obj: dict[str, Any], *, namespace: str = "default") -> str:
+    """Create ``obj``; if it exists, replace it at its current resourceVersion."""
+    rt = resource_for(obj["apiVersion"], obj["kind"])
+    meta = obj.setdefault("metadata", {})
+    if rt.namespaced:
+        meta.setdefault("namespace", namespace)
+    try:
+        await kube.create(rt, obj)
+        return "created"
+    except ApiError as exc:
+        if exc.status != 409:
+            raise
+    current = await kube.get(rt, meta["name"], meta.get("namespace"))
+    meta["resourceVersion"] = current["metadata"]["resourceVersion"]
+    await kube.replace(rt, obj)
+    return "configured"
+
+
+async def submit(kubeconfig: str | None, paths: list[Path], namespace: str) -> list[str]:
+    documents = load_documents(paths)
+    kube = await KubeClient.connect(kubeconfig)
+    lines = []
+    try:
+        for obj in documents:
+            outcome = await apply(kube, obj, namespace=namespace)
+            lines.append(f"{obj['kind'].lower()}/{obj['metadata']['name']} {outcome}")
+    finally:
+        await kube.close()
+    return lines
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-f", "--filename", type=Path, required=True, help="file or directory")
+    parser.add_argument("-n", "--namespace", default="default")
+    parser.add_argument("--kubeconfig", help="kubeconfig path (default: $KUBECONFIG)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        lines = asyncio.run(submit(args.kubeconfig, manifest_files(args.filename), args.namespace))
+    except ApiError as exc:
+        raise UserError(f"the API server refused: {exc}") from None
+    for line in lines:
+        print(line)
+    return 0
