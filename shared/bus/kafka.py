@@ -205,7 +205,7 @@ class KafkaBus:
                     batch,
                     decode=decode,
                     handler=handler,
-                    dead_letter=skip_record,
+                    dead_letter=self._dead_letter,
                     policy=policy,
                     abort=stopping.is_set,
                 ):

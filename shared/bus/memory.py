@@ -172,7 +172,7 @@ class MemoryBus:
                 batch,
                 decode=decode,
                 handler=handler,
-                dead_letter=skip_record,
+                dead_letter=self._dead_letter,
                 policy=policy,
                 abort=stopping.is_set,
             )

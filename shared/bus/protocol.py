@@ -75,7 +75,9 @@ class Bus(Protocol):
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
     ) -> None:
-        """Keep reading live from `positions` (e.g. a rebuild's end), without a group or commits."""
+        """Keep reading live from `positions` (e.g. a rebuild's end), without a group or commits.
+
+        A live record that does not decode is dead-lettered (once: a later rebuild skips it)."""
         ...
 
     async def close(self) -> None: ...
