@@ -1,0 +1,112 @@
+"""Scheduler leadership through Kafka group membership (no API server access needed).
+
+Every scheduler replica joins one consumer group on a one-partition topic; the member that is
+assigned partition 0 is the leader, the others are standbys that wait. On election the leader
+appends a record to that topic; the record's offset + 1 is its **epoch**, monotonic for the life
+of the topic. Every decision carries the epoch and the binder drops decisions older than the
+newest it has seen, so a deposed leader that has not noticed yet cannot act twice.
+
+Why not a Lease: the scheduler never calls the API server (its decisions are a pure function of
+the log), and Kafka's group coordinator already gives exactly one owner per partition with
+session-timeout failure detection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import structlog
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+from aiokafka import TopicPartition as KafkaTopicPartition
+
+from shared.bus import Bus
+from shared.config import KafkaSettings
+
+_log = structlog.get_logger()
+Elected = Callable[[int], Awaitable[None]]
+
+
+class Leadership:
+    """Current leadership: ``epoch`` is 0 while not leading."""
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        self.changed = asyncio.Event()
+
+    @property
+    def leading(self) -> bool:
+        return self.epoch > 0
+
+    def set(self, epoch: int) -> None:
+        self.epoch = epoch
+        self.changed.set()
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, topic: str, on_change: Callable[[bool], None]) -> None:
+        self._tp = KafkaTopicPartition(topic, 0)
+        self._on_change = on_change
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        if self._tp in revoked:
+            self._on_change(False)
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        if self._tp in assigned:
+            self._on_change(True)
+
+
+async def run_static_leadership(leadership: Leadership, stopping: asyncio.Event) -> None:
+    """Always the leader, epoch 1 (single replica with an in-memory bus; tests, replay)."""
+    leadership.set(1)
+    await stopping.wait()
+
+
+async def run_group_leadership(
+    *,
+    bus: Bus,
+    kafka: KafkaSettings,
+    topic: str,
+    group: str,
+    identity: str,
+    leadership: Leadership,
+    stopping: asyncio.Event,
+) -> None:
+    """Hold or wait for leadership until ``stopping``; updates ``leadership`` as it changes."""
+    await bus.create_topics([topic], partitions=1)
+    elected = asyncio.Event()
+
+    def on_change(leader: bool) -> None:
+        if leader:
+            elected.set()
+        else:
+            elected.clear()
+            if leadership.leading:
+                _log.warning("leadership lost", epoch=leadership.epoch)
+            leadership.set(0)
+
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=kafka.bootstrap,
+        client_id=f"{kafka.client_id}-leader",
+        group_id=group,
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=kafka.session_timeout_ms,
+        heartbeat_interval_ms=kafka.heartbeat_interval_ms,
+        fetch_max_wait_ms=kafka.fetch_max_wait_ms,
+    )
+    await consumer.start()
+    try:
+        consumer.subscribe([topic], listener=_Listener(topic, on_change))
+        while not stopping.is_set():
+            await consumer.getmany(timeout_ms=200)  # keeps the membership alive
+            if elected.is_set() and not leadership.leading:
+                position = await bus.produce(topic, identity.encode(), key=b"leader")
+                if elected.is_set():  # not revoked while the record was being written
+                    leadership.set(position.offset + 1)
+                    _log.info("elected leader", epoch=leadership.epoch, identity=identity)
+    finally:
+        leadership.set(0)
+        await consumer.stop()
