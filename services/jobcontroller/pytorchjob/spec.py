@@ -1,0 +1,176 @@
+"""A PyTorchJob with the defaults the training operator's webhook applies.
+
+Replica types are canonicalised (``master`` → ``Master``), replicas default to 1, restartPolicy to
+``OnFailure``, the ``pytorch`` container gets the ``pytorchjob-port`` (23456) when it has none,
+``cleanPodPolicy`` defaults to ``None`` and an elastic policy without bounds takes the worker
+count for both. Gang scheduling (a PodGroup per job) is on when ``schedulingPolicy`` is set or a
+template asks for Volcano/Shoal as its scheduler.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import msgspec
+
+from shared.models import Json, PyTorchJob
+from shared.models.kubeflow import ElasticPolicy, SchedulingPolicy
+
+MASTER = "Master"
+WORKER = "Worker"
+DEFAULT_CONTAINER = "pytorch"
+DEFAULT_PORT_NAME = "pytorchjob-port"
+DEFAULT_PORT = 23456
+DEFAULT_RESTART_POLICY = "OnFailure"
+OPERATOR_NAME = "pytorchjob-controller"
+MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
+GANG_SCHEDULERS = frozenset({"volcano", "shoal"})
+GANG_SCHEDULER_NAME = "volcano"
+
+
+@dataclass(frozen=True, slots=True)
+class Replica:
+    """One replica type: ``replicas`` pods named ``<job>-<type>-<index>``."""
+
+    type: str
+    replicas: int
+    restart_policy: str
+    template: Json
+
+    @property
+    def rt(self) -> str:
+        return self.type.lower()
+
+    def containers(self) -> list[Json]:
+        spec = self.template.get("spec") or {}
+        containers = spec.get("containers") or []
+        return containers if isinstance(containers, list) else []
+
+    def ports(self) -> dict[str, int]:
+        """Named ports of the ``pytorch`` container (what the headless Service exposes)."""
+        for container in self.containers():
+            if container.get("name") == DEFAULT_CONTAINER:
+                return {
+                    str(p.get("name")): int(p["containerPort"])
+                    for p in container.get("ports") or []
+                    if p.get("name") and "containerPort" in p
+                }
+        return {}
+
+
+@dataclass(frozen=True, slots=True)
+class PyTorchView:
+    name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    replicas: tuple[Replica, ...]  # Master first, then Worker, then any other type by name
+    clean_pod_policy: str
+    ttl_seconds_after_finished: int | None
+    active_deadline_seconds: int | None
+    backoff_limit: int | None
+    suspend: bool
+    managed_by: str | None
+    scheduling: SchedulingPolicy | None
+    elastic: ElasticPolicy | None
+    nproc_per_node: str | None
+    gang: bool
+
+    @property
+    def total_replicas(self) -> int:
+        return sum(r.replicas for r in self.replicas)
+
+    def replica(self, type_: str) -> Replica | None:
+        return next((r for r in self.replicas if r.type == type_), None)
+
+    def owner_reference(self) -> Json:
+        return {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "PyTorchJob",
+            "name": self.name,
+            "uid": self.uid,
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+
+
+def _canonical(type_: str) -> str:
+    for known in (MASTER, WORKER):
+        if type_.lower() == known.lower():
+            return known
+    return type_
+
+
+def _with_default_port(template: Json) -> Json:
+    template = copy.deepcopy(template)
+    spec = template.setdefault("spec", {})
+    containers = spec.setdefault("containers", [])
+    if not containers:
+        return template
+    target = next((c for c in containers if c.get("name") == DEFAULT_CONTAINER), containers[0])
+    ports = target.setdefault("ports", [])
+    if not any(p.get("name") == DEFAULT_PORT_NAME for p in ports):
+        ports.append({"name": DEFAULT_PORT_NAME, "containerPort": DEFAULT_PORT})
+    return template
+
+
+def _order(type_: str) -> tuple[int, str]:
+    return ({MASTER: 0, WORKER: 1}.get(type_, 2), type_)
+
+
+def _elastic(job: PyTorchJob) -> ElasticPolicy | None:
+    policy = job.spec.elasticPolicy
+    if policy is None:
+        return None
+    low, high = policy.minReplicas, policy.maxReplicas
+    if low is None or high is None:
+        workers = next(
+            (
+                s.replicas
+                for t, s in job.spec.pytorchReplicaSpecs.items()
+                if _canonical(t) == WORKER
+            ),
+            None,
+        )
+        low = low if low is not None else high if high is not None else workers or 1
+        high = high if high is not None else low
+    return msgspec.structs.replace(policy, minReplicas=low, maxReplicas=high)
+
+
+def pytorch_view(job: PyTorchJob) -> PyTorchView:
+    replicas = tuple(
+        sorted(
+            (
+                Replica(
+                    type=_canonical(type_),
+                    replicas=spec.replicas if spec.replicas is not None else 1,
+                    restart_policy=spec.restartPolicy or DEFAULT_RESTART_POLICY,
+                    template=_with_default_port(spec.template),
+                )
+                for type_, spec in job.spec.pytorchReplicaSpecs.items()
+            ),
+            key=lambda r: _order(r.type),
+        )
+    )
+    run = job.spec.runPolicy
+    schedulers = {
+        (r.template.get("spec") or {}).get("schedulerName") or "" for r in replicas
+    } & GANG_SCHEDULERS
+    return PyTorchView(
+        name=job.metadata.name,
+        namespace=job.metadata.namespace or "default",
+        uid=job.metadata.uid,
+        labels=dict(job.metadata.labels),
+        replicas=replicas,
+        clean_pod_policy=run.cleanPodPolicy or "None",
+        ttl_seconds_after_finished=run.ttlSecondsAfterFinished,
+        active_deadline_seconds=run.activeDeadlineSeconds,
+        backoff_limit=run.backoffLimit,
+        suspend=bool(run.suspend),
+        managed_by=run.managedBy,
+        scheduling=run.schedulingPolicy,
+        elastic=_elastic(job),
+        nproc_per_node=job.spec.nprocPerNode,
+        gang=run.schedulingPolicy is not None or bool(schedulers),
+    )
