@@ -42,7 +42,11 @@ def job_remaining(job: JobView, pods: list[Pod], now: float) -> float:
         if pod.status.phase == podutil.SUCCEEDED:
             at = podutil.finished_time(pod)
             last_success = at if last_success is None else max(last_success, at)
-        elif podutil.is_failed(pod, job):
+        elif pod.status.phase == podutil.FAILED or (
+            # A deleted pod counts while it is tracked; pods the controller deletes lose their
+            # finalizer first and never count, as in Kubernetes.
+            podutil.is_failed(pod, job) and podutil.has_finalizer(pod)
+        ):
             failures.append(podutil.finished_time(pod))
     if last_success is not None:
         failures = [at for at in failures if at > last_success]

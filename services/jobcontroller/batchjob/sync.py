@@ -103,7 +103,9 @@ def _manage(ctx: SyncContext) -> int:
     completions = ctx.job.completions
     # Without completions (a work queue) one success finishes the Job once nothing runs.
     reached = ctx.succeeded > 0 if completions is None else ctx.succeeded >= completions
-    if reached and active == 0:
+    # Unlike Kubernetes, a stale cache (unsatisfied expectations) never finishes a Job: a
+    # creation in flight may still be missing from it.
+    if reached and active == 0 and ctx.expectations_satisfied:
         ctx.finished = _completions_reached(ctx)
     elif managed:
         _record_suspension(ctx)
