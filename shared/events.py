@@ -119,6 +119,27 @@ class DecisionDropped(Envelope, tag="DecisionDropped"):
     newest_epoch: int
 
 
+# --- scheduler cycle log (scheduler → replay) ----------------------------------------------
+
+
+class CycleRecorded(Envelope, tag="CycleRecorded"):
+    """One scheduling cycle: its exact inputs (log positions, assumed state, clock) and outputs,
+    so ``shoal replay`` can rebuild the state of that cycle, re-run it and diff the decisions."""
+
+    cycle: int
+    now: float
+    positions: dict[str, int]  # "topic/partition" → next offset applied
+    assumed: dict[str, str] = {}  # pod key → node, bound by earlier decisions, not yet observed
+    evicting: list[str] = []
+    binds: dict[str, str] = {}
+    evictions: list[str] = []
+    pipelined: dict[str, str] = {}
+    podgroups: dict[str, str] = {}  # podgroup key → phase published
+    session_ms: float = 0.0
+
+
+cycle_decoder: msgspec.json.Decoder[CycleRecorded] = msgspec.json.Decoder(CycleRecorded)
+
 Result = PodBound | PodBindFailed | PodEvicted | PodEvictFailed | DecisionDropped
 
 AnyEvent = StateEvent | Decision | Result

@@ -1,0 +1,200 @@
+"""The scheduler's state between cycles: its cache plus what it decided but has not seen yet.
+
+No I/O: records in, views and decision envelopes out — so the service, ``shoal replay`` and the
+tests drive the same code. A pod the scheduler decided to bind is *assumed* on its node until
+the pod's binding is observed on the state topic (confirmed), the binder reports a failure
+(freed, retried next cycle) or the assumption expires. Pods decided for eviction are not decided
+again while the eviction is in flight. PodGroup status is published only when it changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from shared.bus import Record
+from shared.cache import ObjectCache
+from shared.events import (
+    Envelope,
+    PodBindDecided,
+    PodBindFailed,
+    PodBound,
+    PodEvictDecided,
+    PodEvicted,
+    PodEvictFailed,
+    PodGroupStatusDecided,
+    StateEvent,
+)
+from shared.models import ConfigMap, Node, Pod, PodGroup, PriorityClass, Queue
+
+POD, NODE, PODGROUP = "v1/Pod", "v1/Node", "scheduling.volcano.sh/v1beta1/PodGroup"
+QUEUE, PRIORITY_CLASS = "scheduling.volcano.sh/v1beta1/Queue", "scheduling.k8s.io/v1/PriorityClass"
+CONFIGMAP = "v1/ConfigMap"
+CONF_CONFIGMAP, CONF_KEY = "volcano-scheduler-configmap", "volcano-scheduler.conf"
+
+
+@dataclass
+class Assumption:
+    uid: str
+    node: str
+    since: float
+
+
+@dataclass
+class ClusterView:
+    """What one session sees: the cache with assumed bindings applied."""
+
+    nodes: list[Node]
+    pods: list[Pod]
+    podgroups: list[PodGroup]
+    queues: list[Queue]
+    priority_classes: list[PriorityClass]
+    conf_text: str | None
+
+
+@dataclass
+class SessionDecisions:
+    """The outputs of one session, in the vocabulary of ``shoal simulate schedule``."""
+
+    binds: dict[str, str] = field(default_factory=dict)
+    evictions: list[str] = field(default_factory=list)
+    pipelined: dict[str, str] = field(default_factory=dict)
+    # podgroup key → {"phase": ..., "conditions": [...]}
+    podgroups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    eviction_reasons: dict[str, str] = field(default_factory=dict)
+
+
+def _key(pod: Pod) -> str:
+    return f"{pod.metadata.namespace}/{pod.metadata.name}"
+
+
+class SchedulerState:
+    def __init__(self, *, assume_ttl: float = 60.0) -> None:
+        self.cache = ObjectCache()
+        self.assumed: dict[str, Assumption] = {}
+        self.evicting: dict[str, float] = {}
+        self.published: dict[str, bytes] = {}
+        self.positions: dict[str, int] = {}
+        self.assume_ttl = assume_ttl
+
+    # --- inputs ------------------------------------------------------------------------------
+
+    def apply_state(self, records: Sequence[Record[StateEvent]]) -> None:
+        for record in records:
+            obj = self.cache.apply(record.value)
+            self.positions[f"{record.topic}/{record.partition}"] = record.offset + 1
+            if isinstance(obj, Pod):
+                self._observe_pod(obj, deleted=self.cache.get(POD, _key(obj)) is None)
+
+    def _observe_pod(self, pod: Pod, *, deleted: bool) -> None:
+        key = _key(pod)
+        assumption = self.assumed.get(key)
+        if assumption is not None and (
+            deleted or pod.spec.nodeName or pod.metadata.uid != assumption.uid
+        ):
+            del self.assumed[key]
+        if key in self.evicting and (deleted or pod.metadata.deletionTimestamp):
+            del self.evicting[key]
+
+    def apply_results(self, results: Iterable[Envelope]) -> None:
+        for result in results:
+            if isinstance(result, PodBindFailed):
+                self.assumed.pop(result.key, None)
+            elif isinstance(result, PodEvictFailed | PodEvicted):
+                self.evicting.pop(result.key, None)
+            elif isinstance(result, PodBound):
+                pass  # confirmed when the pod's own record shows the node
+
+    # --- one cycle -----------------------------------------------------------------------------
+
+    def expire(self, now: float) -> None:
+        for key in [k for k, a in self.assumed.items() if now - a.since > self.assume_ttl]:
+            del self.assumed[key]
+        for key in [k for k, since in self.evicting.items() if now - since > self.assume_ttl]:
+            del self.evicting[key]
+
+    def view(self) -> ClusterView:
+        pods: list[Pod] = []
+        for key, pod in self.cache.items(POD):
+            assumption = self.assumed.get(key)
+            if assumption is not None and not pod.spec.nodeName:
+                spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
+                pod = msgspec.structs.replace(pod, spec=spec)
+            pods.append(pod)
+        conf_text = None
+        for cm in self.cache.objects(CONFIGMAP):
+            if isinstance(cm, ConfigMap) and cm.metadata.name == CONF_CONFIGMAP:
+                conf_text = cm.data.get(CONF_KEY)
+        return ClusterView(
+            nodes=list(self.cache.objects(NODE)),
+            pods=pods,
+            podgroups=list(self.cache.objects(PODGROUP)),
+            queues=list(self.cache.objects(QUEUE)),
+            priority_classes=list(self.cache.objects(PRIORITY_CLASS)),
+            conf_text=conf_text,
+        )
+
+    def decisions(
+        self, result: SessionDecisions, *, epoch: int, cycle: int, now: float, producer: str
+    ) -> list[Envelope]:
+        """Envelopes for what is new in ``result``; records the assumptions they create."""
+        out: list[Envelope] = []
+        common: dict[str, Any] = {"epoch": epoch, "producer": producer, "occurred_at": now}
+        for key, node in sorted(result.binds.items()):
+            pod = self.cache.get(POD, key)
+            if pod is None or key in self.assumed or pod.spec.nodeName:
+                continue
+            group = pod.metadata.annotations.get("scheduling.k8s.io/group-name", "")
+            self.assumed[key] = Assumption(uid=pod.metadata.uid, node=node, since=now)
+            out.append(
+                PodBindDecided(
+                    key=key,
+                    pod_uid=pod.metadata.uid,
+                    node=node,
+                    podgroup=group,
+                    cycle=cycle,
+                    **common,
+                )
+            )
+        for key in sorted(result.evictions):
+            pod = self.cache.get(POD, key)
+            if pod is None or key in self.evicting or pod.metadata.deletionTimestamp:
+                continue
+            self.evicting[key] = now
+            reason = result.eviction_reasons.get(key, "Preempted")
+            out.append(
+                PodEvictDecided(
+                    key=key,
+                    pod_uid=pod.metadata.uid,
+                    reason=reason,
+                    message=f"evicted by Shoal: {reason}",
+                    cycle=cycle,
+                    **common,
+                )
+            )
+        for key, status in sorted(result.podgroups.items()):
+            digest = msgspec.json.encode(status)
+            if self.published.get(key) == digest or self._observed_equal(key, status):
+                self.published[key] = digest
+                continue
+            self.published[key] = digest
+            out.append(
+                PodGroupStatusDecided(
+                    key=key,
+                    phase=str(status.get("phase", "")),
+                    conditions=list(status.get("conditions") or []),
+                    cycle=cycle,
+                    **common,
+                )
+            )
+        return out
+
+    def _observed_equal(self, key: str, status: dict[str, Any]) -> bool:
+        pg = self.cache.get(PODGROUP, key)
+        if not isinstance(pg, PodGroup):
+            return False
+        observed = msgspec.to_builtins(pg.status.conditions)
+        return bool(pg.status.phase == status.get("phase") and observed == status.get("conditions"))
