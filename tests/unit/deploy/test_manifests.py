@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import yaml
 from helm_subset import UnsupportedTemplate, render
 
+from shared.config import KafkaSettings, ServiceSettings, env_name
 from shared.kube.resources import RESOURCES
 from shared.topics import STATE_TOPIC_OF_KIND, Topics
 
@@ -218,6 +220,29 @@ def test_settings_configmap_feeds_kafka_bootstrap(base: list[Obj], dev: list[Obj
     assert dev_settings["KAFKA_BOOTSTRAP"] != settings["KAFKA_BOOTSTRAP"]
     assert dev_settings["SHOAL_REPLICATION_FACTOR"] == "1"
     assert dev_settings["SHOAL_TOPIC_PARTITIONS"] == settings["SHOAL_TOPIC_PARTITIONS"]
+
+
+# Read outside shared/config.py's settings Structs: the kubeconfig path (shared/service.py) and
+# the scheduler's conf path (the mounted volcano-scheduler-configmap).
+OTHER_SETTINGS = {"KUBECONFIG", "SHOAL_SCHEDULER_CONF"}
+
+
+@needs_kubectl
+def test_every_setting_is_one_a_service_reads(base: list[Obj]) -> None:
+    known = OTHER_SETTINGS | {
+        env_name(cls, field.name)
+        for cls in (KafkaSettings, ServiceSettings)
+        for field in msgspec.structs.fields(cls)
+    }
+    names = set(_find(base, "ConfigMap", "shoal-settings")["data"])
+    for service in SERVICES:
+        names |= {
+            e["name"] for e in _container(_find(base, "Deployment", f"shoal-{service}"))["env"]
+        }
+    for spec in _compose()["services"].values():
+        if spec.get("image") == "shoal:latest":
+            names |= set(spec.get("environment", {}))
+    assert names <= known, names - known
 
 
 @needs_kubectl
