@@ -21,7 +21,7 @@ from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
 from services.kubesim.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 from services.kubesim.registry import ResourceType
-from services.kubesim.routing import GroupVersion, Target, resolve
+from services.kubesim.routing import GroupVersion, Target, is_true, resolve
 from services.kubesim.selectors import (
     SelectorError,
     combine,
@@ -148,7 +148,7 @@ class ApiHandler:
         if rtype.create_only and method != "POST":
             raise ApiError(405, f"the server does not allow this method on {rtype.plural}")
         if method == "GET":
-            if query.get("watch") in ("true", "1"):
+            if is_true(query.get("watch")):
                 return "watch"
             return "get" if target.name else "list"
         if method == "POST" and (not target.name or target.subresource in ("binding", "eviction")):
@@ -343,7 +343,7 @@ class ApiHandler:
             grace = options.get("gracePeriodSeconds")
         propagation = query.get("propagationPolicy") or options.get("propagationPolicy")
         if propagation is None and (
-            query.get("orphanDependents") == "true" or options.get("orphanDependents") is True
+            is_true(query.get("orphanDependents")) or options.get("orphanDependents") is True
         ):
             propagation = "Orphan"
         rtype = target.rtype

@@ -63,3 +63,8 @@ def resolve(registry: Registry, path: str) -> Target | GroupVersion:
     if namespace is not None and not rtype.namespaced:
         raise apierrors.ApiError(404, f"the server could not find the requested resource ({path})")
     return Target(rtype, namespace, name, sub)
+
+
+def is_true(value: str | None) -> bool:
+    """A boolean query parameter as Go's ``strconv.ParseBool`` reads it (``True`` included)."""
+    return value in ("1", "t", "T", "true", "TRUE", "True")

@@ -20,6 +20,7 @@ from aiohttp import web
 from services.kubesim import apierrors
 from services.kubesim.faults import Faults
 from services.kubesim.registry import ResourceType
+from services.kubesim.routing import is_true
 from services.kubesim.store import Store
 from services.kubesim.watch import Event, Predicate, Render, TooOld, Watcher, event_line
 
@@ -54,7 +55,7 @@ def _bookmark(rtype: ResourceType, rv: int, initial_end: bool = False) -> bytes:
 def _prime(watcher: Watcher, store: Store, rtype: ResourceType, query: Any, faults: Faults) -> bool:
     """Queue the initial events; False when the stream must end with 410 Gone."""
     raw = query.get("resourceVersion", "")
-    bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+    bookmarks = is_true(query.get("allowWatchBookmarks"))
     if raw not in ("", "0") and faults.active and faults.watch_gone():
         watcher.push_line(_gone_line(f"too old resource version: {raw} (injected fault)"))
         return False
@@ -63,7 +64,7 @@ def _prime(watcher: Watcher, store: Store, rtype: ResourceType, query: Any, faul
             if watcher.predicate is None or watcher.predicate(obj):
                 rv = int(obj["metadata"]["resourceVersion"])
                 watcher.push("ADDED", Event("ADDED", obj, None, rv))
-        if bookmarks and query.get("sendInitialEvents") == "true":
+        if bookmarks and is_true(query.get("sendInitialEvents")):
             watcher.push_line(_bookmark(rtype, store.rv, initial_end=True))
         return True
     try:
@@ -104,7 +105,7 @@ async def serve_watch(
     if faults.active and faults.watch_drop_after:
         timeout = min(timeout, faults.watch_drop_after)
     deadline = loop.time() + timeout
-    bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+    bookmarks = is_true(query.get("allowWatchBookmarks"))
     response = web.StreamResponse(headers={"Content-Type": "application/json"})
     response.enable_chunked_encoding()
     try:
