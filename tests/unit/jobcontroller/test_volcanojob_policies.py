@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
@@ -109,7 +110,7 @@ def test_policy(case: Case) -> None:
     ("max_retry", "phase"), [(None, "Pending"), (1, "Failed")], ids=["default-3", "max-retry-1"]
 )
 def test_max_retry_fails_a_restarting_job(max_retry: int | None, phase: str) -> None:
-    spec = {"maxRetry": max_retry} if max_retry else {}
+    spec: dict[str, Any] = {"maxRetry": max_retry} if max_retry else {}
     actions = run(vcjob(phase="Restarting", version=1, retry=1, **spec))
     assert phase_of(actions) == phase
 

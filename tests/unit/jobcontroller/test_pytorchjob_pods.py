@@ -1,0 +1,143 @@
+"""PyTorchJob: pods (names, labels, env, restartPolicy), headless Services and the PodGroup."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.jobcontroller.core import Observed
+from services.jobcontroller.pytorchjob import reconcile
+from shared.models import Json, PyTorchJob
+from tests.unit.jobcontroller.pytorch_cases import (
+    NOW,
+    all_services,
+    created,
+    ptjob,
+    ptpg,
+    ptpod,
+    run,
+    sample,
+)
+
+
+def env_of(pod: Json) -> dict[str, str]:
+    return {e["name"]: e.get("value", "") for e in pod["spec"]["containers"][0]["env"]}
+
+
+def test_master_and_workers_get_ranks_and_master_address() -> None:
+    job = sample("pytorchjob-master-workers.yaml")
+    pg = ptpg()
+    pg.metadata.name = job.metadata.name
+    actions = reconcile(job, Observed(podgroups=[pg]), NOW)
+    pods = {p["metadata"]["name"]: p for p in created(actions, "Pod")}
+    assert sorted(pods) == ["resnet-ddp-master-0", "resnet-ddp-worker-0", "resnet-ddp-worker-1"]
+    expected_rank = {
+        "resnet-ddp-master-0": "0",
+        "resnet-ddp-worker-0": "1",
+        "resnet-ddp-worker-1": "2",
+    }
+    for name, pod in pods.items():
+        assert env_of(pod) == {
+            "PYTHONUNBUFFERED": "1",
+            "MASTER_PORT": "29500",
+            "MASTER_ADDR": "resnet-ddp-master-0",
+            "WORLD_SIZE": "3",
+            "RANK": expected_rank[name],
+        }
+        assert pod["metadata"]["annotations"] == {
+            "scheduling.k8s.io/group-name": "resnet-ddp",
+            "volcano.sh/task-spec": name.split("-")[2],
+        }
+        assert pod["spec"]["schedulerName"] == "volcano"
+    master = pods["resnet-ddp-master-0"]
+    assert master["metadata"]["labels"] == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller",
+        "training.kubeflow.org/job-name": "resnet-ddp",
+        "training.kubeflow.org/replica-type": "master",
+        "training.kubeflow.org/replica-index": "0",
+        "training.kubeflow.org/job-role": "master",
+    }
+    assert master["spec"]["restartPolicy"] == "OnFailure"
+    assert pods["resnet-ddp-worker-1"]["spec"]["restartPolicy"] == "Never"  # ExitCode
+    assert "training.kubeflow.org/job-role" not in pods["resnet-ddp-worker-1"]["metadata"]["labels"]
+
+
+def test_one_headless_service_per_replica() -> None:
+    job = sample("pytorchjob-master-workers.yaml")
+    pg = ptpg()
+    pg.metadata.name = job.metadata.name
+    services = created(reconcile(job, Observed(podgroups=[pg]), NOW), "Service")
+    assert [s["metadata"]["name"] for s in services] == [
+        "resnet-ddp-master-0", "resnet-ddp-worker-0", "resnet-ddp-worker-1",
+    ]  # fmt: skip
+    worker = services[2]
+    assert worker["spec"]["clusterIP"] == "None"
+    assert worker["spec"]["selector"] == {
+        "training.kubeflow.org/operator-name": "pytorchjob-controller",
+        "training.kubeflow.org/job-name": "resnet-ddp",
+        "training.kubeflow.org/replica-type": "worker",
+        "training.kubeflow.org/replica-index": "1",
+    }
+    assert worker["spec"]["ports"] == [{"name": "pytorchjob-port", "port": 23456}]
+    assert services[0]["spec"]["ports"] == [{"name": "pytorchjob-port", "port": 29500}]
+    assert worker["metadata"]["ownerReferences"][0]["kind"] == "PyTorchJob"
+
+
+def test_elastic_job_gets_torchrun_rendezvous_env() -> None:
+    job = sample("pytorchjob-elastic.yaml")
+    first = reconcile(job, Observed(), NOW)
+    pg = created(first, "PodGroup")[0]
+    assert pg["spec"]["minMember"] == 2
+    assert pg["spec"]["minResources"] == {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}
+    admitted = ptpg()
+    admitted.metadata.name = job.metadata.name
+    pods = created(reconcile(job, Observed(podgroups=[admitted]), NOW), "Pod")
+    assert len(pods) == 3
+    assert env_of(pods[1]) == {
+        "PYTHONUNBUFFERED": "1",
+        "PET_RDZV_ENDPOINT": "elastic-imagenet-worker-0:23456",
+        "PET_RDZV_BACKEND": "c10d",
+        "PET_NNODES": "2:4",
+        "PET_MAX_RESTARTS": "10",
+        "PET_NPROC_PER_NODE": "4",
+        "PET_RDZV_ID": "imagenet-run-1",
+    }
+    assert pods[1]["spec"]["schedulerName"] == "shoal"  # kept: the template asked for it
+
+
+@pytest.mark.parametrize(
+    ("job", "gang"),
+    [
+        (ptjob(), False),
+        (ptjob(scheduler="volcano"), True),
+        (ptjob(scheduler="shoal"), True),
+        (ptjob(schedulingPolicy={"queue": "q"}), True),
+    ],
+    ids=["default-scheduler", "volcano-template", "shoal-template", "scheduling-policy"],
+)
+def test_gang_scheduling_is_enabled_by_scheduler_or_policy(job: PyTorchJob, gang: bool) -> None:
+    actions = run(job)
+    assert bool(created(actions, "PodGroup")) is gang
+    assert len(created(actions, "Pod")) == (0 if gang else 3)  # gang pods wait for the PodGroup
+
+
+def test_podgroup_from_scheduling_policy() -> None:
+    job = ptjob(schedulingPolicy={"minAvailable": 2, "queue": "q", "priorityClass": "p",
+                                  "minResources": {"cpu": "10"}})  # fmt: skip
+    pg = created(run(job), "PodGroup")[0]
+    assert pg["metadata"]["name"] == "ddp"
+    assert pg["spec"] == {"minMember": 2, "queue": "q", "minResources": {"cpu": "10"},
+                          "priorityClassName": "p"}  # fmt: skip
+
+
+def test_existing_pods_and_services_are_not_recreated_and_extra_ones_deleted() -> None:
+    job = ptjob(workers=1)
+    pods = [ptpod("master", 0), ptpod("worker", 0), ptpod("worker", 1)]
+    actions = run(job, pods, services=all_services())
+    assert actions.create == []
+    assert actions.delete == ["ml/ddp-worker-1", "ml/ddp-worker-1"]
+    assert actions.delete_kinds == ["Pod", "Service"]
+
+
+def test_same_input_same_output() -> None:
+    job = sample("pytorchjob-elastic.yaml")
+    assert reconcile(job, Observed(), NOW) == reconcile(job, Observed(), NOW)
