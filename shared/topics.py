@@ -99,6 +99,11 @@ def owner_job_key(obj: Mapping[str, Any]) -> str | None:
 def record_key(obj: Mapping[str, Any]) -> str:
     """The partitioning key of a state record: the owning job's key, else the object's own."""
     kind = obj.get("kind")
+    if kind == "Command":  # bus.volcano.sh Commands travel with the job they target
+        target = obj.get("target")
+        namespace = _meta(obj).get("namespace")
+        if isinstance(target, Mapping) and target.get("name") and namespace:
+            return f"{namespace}/{target['name']}"
     if kind in ("Pod", "PodGroup", "Service"):
         owner = owner_job_key(obj)
         if owner is not None:

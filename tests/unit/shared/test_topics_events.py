@@ -36,8 +36,16 @@ OWNED_POD = {
         ({"kind": "Pod", "metadata": {"name": "solo", "namespace": "ml"}}, "ml/solo"),
         ({"kind": "Job", "metadata": {"name": "train", "namespace": "ml"}}, "ml/train"),
         ({"kind": "Node", "metadata": {"name": "n1"}}, "n1"),
+        (
+            {
+                "kind": "Command",
+                "metadata": {"name": "c-1", "namespace": "ml"},
+                "target": {"kind": "Job", "name": "train"},
+            },
+            "ml/train",
+        ),
     ],
-    ids=["owned-pod", "bare-pod", "job", "cluster-scoped"],
+    ids=["owned-pod", "bare-pod", "job", "cluster-scoped", "command-follows-target"],
 )
 def test_record_keys(obj: dict[str, object], key: str) -> None:
     assert record_key(obj) == key
