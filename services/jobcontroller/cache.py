@@ -1,0 +1,235 @@
+"""The job controller's cache: its shard of the state topics, indexed by owning job.
+
+It wraps ``shared.cache.ObjectCache`` and adds what a sync needs: the pods, PodGroups, Services
+and Commands of each job (by controller ownerReference / Command target), the ownerless pods of
+each namespace (adoption candidates), and the plain pods that still need a PodGroup. Every
+change names the work keys it affects, and an observed ADDED/DELETED of an owned object lowers
+that job's expectations — the other half of the expectations handshake (see ``executor``).
+
+Sharding: an instance keeps the records of partitions ``p % shards == shard``. Jobs, pods,
+PodGroups and Services are co-partitioned by job key, so a job and everything it owns fall in
+one shard. Commands are keyed by their own name, so they are kept when their *target* job's key
+hashes into an owned partition of the jobs topic. Queues are few and cluster-wide: all are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+import msgspec
+from aiokafka.partitioner import murmur2
+
+from shared.cache import ObjectCache
+from shared.events import ObjectDeleted, StateEvent
+from shared.expectations import Expectations
+from shared.models import Command, Model, OwnerReference, Pod
+from shared.models.volcano import GROUP_NAME_ANNOTATION
+
+POD = "v1/Pod"
+PODGROUP = "scheduling.volcano.sh/v1beta1/PodGroup"
+SERVICE = "v1/Service"
+COMMAND = "bus.volcano.sh/v1alpha1/Command"
+QUEUE = "scheduling.volcano.sh/v1beta1/Queue"
+BATCH_JOB = "batch/v1/Job"
+VOLCANO_JOB = "batch.volcano.sh/v1alpha1/Job"
+PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
+JOB_TYPES = frozenset({BATCH_JOB, VOLCANO_JOB, PYTORCH_JOB})
+# Kinds a job owns and creates; expectations are kept per (job, kind).
+OWNED_TYPES = (POD, PODGROUP, SERVICE)
+_KIND_OF = {POD: "Pod", PODGROUP: "PodGroup", SERVICE: "Service"}
+
+
+class WorkKey(NamedTuple):
+    """What a worker syncs: a job (``type_key`` is one of JOB_TYPES) or a plain pod (POD)."""
+
+    type_key: str
+    key: str  # namespace/name
+
+    def __str__(self) -> str:
+        return f"{self.type_key}:{self.key}"
+
+
+def expectation_key(job: WorkKey, type_key: str) -> str:
+    return f"{job}|{_KIND_OF.get(type_key, type_key)}"
+
+
+class Sharding(NamedTuple):
+    shard: int = 0
+    shards: int = 1
+
+    def owns(self, partition: int) -> bool:
+        return partition % self.shards == self.shard
+
+    def owns_key(self, key: str, partitions: int) -> bool:
+        """Whether a record keyed ``key`` lands in an owned partition (Kafka's partitioner)."""
+        return self.owns((murmur2(key.encode()) & 0x7FFFFFFF) % partitions)
+
+
+def _owner_job(namespace: str | None, ref: OwnerReference | None) -> WorkKey | None:
+    if ref is None or not namespace:
+        return None
+    type_key = f"{ref.apiVersion}/{ref.kind}"
+    return WorkKey(type_key, f"{namespace}/{ref.name}") if type_key in JOB_TYPES else None
+
+
+def owner_of(obj: Any) -> WorkKey | None:
+    """The job controlling ``obj`` (Pod, PodGroup, Service) or targeted by a Command."""
+    meta = obj.metadata
+    if isinstance(obj, Command):
+        return _owner_job(meta.namespace, obj.target)
+    return _owner_job(meta.namespace, meta.controller_ref())
+
+
+class BadObject(NamedTuple):
+    """A job record that does not decode: enough to report it on the object."""
+
+    error: str
+    raw: dict[str, Any]
+
+
+class ControllerCache:
+    """See the module docstring. ``on_work`` receives every key a change affects."""
+
+    def __init__(
+        self,
+        *,
+        expectations: Expectations,
+        on_work: Callable[[WorkKey], None],
+        scheduler_names: frozenset[str] = frozenset({"shoal", "volcano"}),
+    ) -> None:
+        self.objects = ObjectCache(on_change=self._changed)
+        self.expectations = expectations
+        self.scheduler_names = scheduler_names
+        self.invalid: dict[WorkKey, BadObject] = {}
+        self._on_work = on_work
+        self._owned: dict[WorkKey, dict[str, set[str]]] = {}
+        self._loose: dict[tuple[str, str], set[str]] = {}  # (type, namespace) → ownerless
+
+    def apply(self, event: StateEvent) -> None:
+        """Apply one record; a job that does not decode is remembered as invalid, not raised."""
+        try:
+            self.objects.apply(event)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            self._invalid(event, str(exc))
+
+    def _invalid(self, event: StateEvent, error: str) -> None:
+        if isinstance(event, ObjectDeleted) or not hasattr(event, "object"):
+            return
+        raw = msgspec.json.decode(event.object)
+        if not isinstance(raw, dict):
+            return
+        type_key = f"{raw.get('apiVersion', '')}/{raw.get('kind', '')}"
+        meta = raw.get("metadata") or {}
+        if type_key in JOB_TYPES and isinstance(meta, dict):
+            key = WorkKey(type_key, f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+            self.invalid[key] = BadObject(error, raw)
+            self._on_work(key)
+
+    def job(self, key: WorkKey) -> Any:
+        return self.objects.get(key.type_key, key.key)
+
+    def owned(self, job: WorkKey, type_key: str) -> list[Any]:
+        names = self._owned.get(job, {}).get(type_key, ())
+        found = (self.objects.get(type_key, name) for name in names)
+        return [obj for obj in found if obj is not None]
+
+    def loose(self, type_key: str, namespace: str) -> list[Any]:
+        """Objects of ``type_key`` in ``namespace`` that no controller owns."""
+        found = (
+            self.objects.get(type_key, key) for key in self._loose.get((type_key, namespace), ())
+        )
+        return [obj for obj in found if obj is not None]
+
+    def pod(self, key: str) -> Pod | None:
+        pod: Pod | None = self.objects.get(POD, key)
+        return pod
+
+    def jobs(self) -> Iterator[WorkKey]:
+        for type_key in JOB_TYPES:
+            for key, _ in self.objects.items(type_key):
+                yield WorkKey(type_key, key)
+
+    def needs_podgroup(self, pod: Pod) -> bool:
+        """A live pod for Shoal's scheduler that no PodGroup claims yet (DESIGN §3)."""
+        meta = pod.metadata
+        return (
+            (pod.spec.schedulerName or "default-scheduler") in self.scheduler_names
+            and GROUP_NAME_ANNOTATION not in meta.annotations
+            and meta.deletionTimestamp is None
+            and pod.status.phase not in ("Succeeded", "Failed")
+        )
+
+    def _changed(self, key: str, old: Model | None, new: Model | None) -> None:
+        obj = new if new is not None else old
+        type_key = ObjectCache.type_key(obj)  # type: ignore[arg-type]
+        if type_key in JOB_TYPES:
+            job = WorkKey(type_key, key)
+            if new is not None:
+                self.invalid.pop(job, None)
+            else:
+                self.invalid.pop(job, None)
+                for kind in OWNED_TYPES:
+                    self.expectations.forget(expectation_key(job, kind))
+            self._on_work(job)
+            return
+        if type_key == POD:
+            self._pod_changed(key, new)
+        if type_key in OWNED_TYPES or type_key == COMMAND:
+            self._owned_changed(type_key, key, old, new)
+
+    def _owned_changed(self, type_key: str, key: str, old: Model | None, new: Model | None) -> None:
+        before = owner_of(old) if old is not None else None
+        after = owner_of(new) if new is not None else None
+        if before is not None and before != after:
+            self._unindex(before, type_key, key)
+        if after is not None:
+            self._owned.setdefault(after, {}).setdefault(type_key, set()).add(key)
+        if type_key in OWNED_TYPES:
+            self._observe_expectation(type_key, old, new, after or before)
+            self._index_loose(type_key, key, old, new)
+        for job in {before, after} - {None}:
+            self._on_work(job)  # type: ignore[arg-type]
+
+    def _index_loose(self, type_key: str, key: str, old: Model | None, new: Model | None) -> None:
+        namespace = key.partition("/")[0]
+        loose = self._loose.setdefault((type_key, namespace), set())
+        was_loose = key in loose
+        if new is not None and new.metadata.controller_ref() is None:  # type: ignore[attr-defined]
+            loose.add(key)
+            if not was_loose and type_key == POD:
+                # A new orphan may be adopted by a Job of its namespace whose selector matches.
+                for job in self._jobs_in(namespace):
+                    self._on_work(job)
+        else:
+            loose.discard(key)
+
+    def _observe_expectation(
+        self, type_key: str, old: Model | None, new: Model | None, job: WorkKey | None
+    ) -> None:
+        if job is None:
+            return
+        exp_key = expectation_key(job, type_key)
+        if old is None and new is not None:
+            self.expectations.creation_observed(exp_key)
+        elif new is None and old is not None:
+            self.expectations.deletion_observed(exp_key, old.metadata.uid)  # type: ignore[attr-defined]
+
+    def _unindex(self, job: WorkKey, type_key: str, key: str) -> None:
+        names = self._owned.get(job, {}).get(type_key)
+        if names is not None:
+            names.discard(key)
+            if not names:
+                del self._owned[job][type_key]
+                if not self._owned[job]:
+                    del self._owned[job]
+
+    def _pod_changed(self, key: str, new: Model | None) -> None:
+        if isinstance(new, Pod) and self.needs_podgroup(new):
+            self._on_work(WorkKey(POD, key))
+
+    def _jobs_in(self, namespace: str) -> Iterator[WorkKey]:
+        prefix = f"{namespace}/"
+        for key, _ in self.objects.items(BATCH_JOB):
+            if key.startswith(prefix):
+                yield WorkKey(BATCH_JOB, key)

@@ -1,0 +1,290 @@
+"""Executing one sync's ``Actions`` against the API server, with expectations.
+
+Order: interim status, patches, deletions, creations (slow-start batches), status, consumed
+Commands, the job's own deletion, Events. Expectations are raised before each deletion (by
+uid) and creation batch (by count) and lowered again when the call fails, or — for deletions
+and AlreadyExists creations, which produce no new event — when the call's outcome is final;
+otherwise the cache lowers them when it observes the ADDED/DELETED event.
+
+Idempotency: a create answered 409 AlreadyExists is success (names are deterministic, so it is
+the object a previous sync created); a delete answered 404 is success. A failed creation batch
+stops the remaining batches (slow start, as the Kubernetes Job controller). Transient errors
+(429, 5xx, connection) and all other failures make the sync fail, so the key is requeued with
+back-off; Events are best effort and never fail a sync.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import aiohttp
+
+from services.jobcontroller.cache import OWNED_TYPES, ControllerCache, WorkKey, expectation_key
+from services.jobcontroller.core import Actions
+from shared.kube import ApiError, ResourceType, resource_for
+from shared.kube.resources import EVENT
+from shared.models import Json
+
+TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+_TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
+_API_VERSION_OF_KIND = {
+    "Pod": "v1",
+    "Service": "v1",
+    "PodGroup": "scheduling.volcano.sh/v1beta1",
+    "Command": "bus.volcano.sh/v1alpha1",
+    "ConfigMap": "v1",
+    "Secret": "v1",
+}
+
+
+class KubeApi(Protocol):
+    """The verbs of ``shared.kube.KubeClient`` the job controller uses (a fake in unit tests)."""
+
+    async def create(self, rt: ResourceType, obj: Json, namespace: str | None = None) -> Json: ...
+
+    async def patch(
+        self,
+        rt: ResourceType,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str | None = None,
+        patch_type: str = "merge",
+        subresource: str = "",
+    ) -> Json: ...
+
+    async def delete(
+        self,
+        rt: ResourceType,
+        name: str,
+        namespace: str | None = None,
+        *,
+        grace_period_seconds: int | None = None,
+        propagation_policy: str | None = None,
+        uid: str | None = None,
+    ) -> Json: ...
+
+
+def transient(exc: BaseException) -> bool:
+    if isinstance(exc, ApiError):
+        return exc.status in TRANSIENT_STATUS
+    return isinstance(exc, aiohttp.ClientError | TimeoutError | OSError)
+
+
+CALL_ERRORS = (ApiError, aiohttp.ClientError, TimeoutError, OSError)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What executing one sync's actions did; ``errors`` non-empty means requeue with back-off."""
+
+    created: dict[str, int] = field(default_factory=dict)
+    deleted: dict[str, int] = field(default_factory=dict)
+    errors: list[BaseException] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+    @property
+    def transient_only(self) -> bool:
+        return all(transient(e) for e in self.errors)
+
+
+def _split(key: str) -> tuple[str | None, str]:
+    namespace, _, name = key.rpartition("/")
+    return namespace or None, name
+
+
+def _rt_of(obj: Json) -> ResourceType:
+    return resource_for(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+
+
+def _kind_type(obj: Json) -> str:
+    return f"{obj.get('apiVersion', '')}/{obj.get('kind', '')}"
+
+
+def _type_key(kind: str) -> str:
+    return _TYPE_OF_KIND.get(kind, f"{_API_VERSION_OF_KIND.get(kind, 'v1')}/{kind}")
+
+
+class ActionExecutor:
+    """Runs ``Actions`` for one job at a time (one worker per key, see ``queue``)."""
+
+    def __init__(
+        self,
+        kube: KubeApi,
+        cache: ControllerCache,
+        *,
+        component: str = "shoal-jobcontroller",
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        post_events: bool = True,
+    ) -> None:
+        self._kube = kube
+        self._cache = cache
+        self._component = component
+        self._clock = clock
+        self._wall_clock = wall_clock
+        self._post_events = post_events
+
+    async def execute(self, job: WorkKey, job_obj: Json, actions: Actions) -> Outcome:
+        """``job_obj``: the job's apiVersion, kind and metadata (for the status and Events)."""
+        outcome = Outcome()
+        rt = _rt_of(job_obj)
+        if actions.interim_status is not None:
+            await self._status(rt, job.key, actions.interim_status, outcome)
+        patched = await self._patches(actions, outcome) if not outcome.failed else False
+        if patched:
+            await self._deletions(job, actions, outcome)
+            await self._creations(job, actions, outcome)
+            if actions.status is not None:
+                await self._status(rt, job.key, actions.status, outcome)
+            await self._consume_commands(actions, outcome)
+            if actions.delete_job:
+                await self._delete(rt, job.key, outcome, propagation="Background")
+        for event_type, reason, message in actions.events:
+            await self.post_event(job_obj, event_type, reason, message)
+        return outcome
+
+    async def _status(self, rt: ResourceType, key: str, status: Json, outcome: Outcome) -> None:
+        namespace, name = _split(key)
+        try:
+            await self._kube.patch(
+                rt, name, {"status": status}, namespace=namespace, subresource="status"
+            )
+        except CALL_ERRORS as exc:
+            if not (isinstance(exc, ApiError) and exc.status == 404):
+                outcome.errors.append(exc)
+
+    async def _patches(self, actions: Actions, outcome: Outcome) -> bool:
+        for patch in actions.patch:
+            namespace, name = _split(patch.key)
+            rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
+            try:
+                await self._kube.patch(
+                    rt, name, patch.patch, namespace=namespace, patch_type=patch.patch_type
+                )
+            except CALL_ERRORS as exc:
+                if not (isinstance(exc, ApiError) and exc.status == 404):
+                    outcome.errors.append(exc)
+        return not outcome.failed
+
+    async def _deletions(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
+        kinds = actions.delete_kinds or ["Pod"] * len(actions.delete)
+        for kind, key in zip(kinds, actions.delete, strict=True):
+            type_key = _type_key(kind)
+            cached = self._cache.objects.get(type_key, key)
+            uid = cached.metadata.uid if cached is not None else ""
+            exp_key = expectation_key(job, type_key)
+            if uid:
+                self._cache.expectations.expect_deletions(exp_key, [uid], self._clock())
+            try:
+                rt = resource_for(_API_VERSION_OF_KIND.get(kind, "v1"), kind)
+            except KeyError as exc:
+                outcome.errors.append(exc)
+                gone = False
+            else:
+                gone = await self._delete(rt, key, outcome, uid=uid or None)
+            if gone:
+                outcome.deleted[kind] = outcome.deleted.get(kind, 0) + 1
+            elif uid:  # the call failed: no DELETED event will come for this attempt
+                self._cache.expectations.deletion_observed(exp_key, uid)
+
+    async def _delete(
+        self,
+        rt: ResourceType,
+        key: str,
+        outcome: Outcome,
+        *,
+        uid: str | None = None,
+        propagation: str | None = None,
+    ) -> bool:
+        """True when the object is gone or going (404 and a failed uid precondition count)."""
+        namespace, name = _split(key)
+        try:
+            await self._kube.delete(rt, name, namespace, uid=uid, propagation_policy=propagation)
+        except CALL_ERRORS as exc:
+            if isinstance(exc, ApiError) and exc.status == 404:
+                return True
+            if isinstance(exc, ApiError) and exc.status == 409 and uid:
+                return True  # a different object of that name: ours is gone
+            outcome.errors.append(exc)
+            return False
+        return True
+
+    async def _creations(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
+        batches = actions.create_batches or ([len(actions.create)] if actions.create else [])
+        start = 0
+        for size in batches:
+            batch = actions.create[start : start + size]
+            start += size
+            if not await self._create_batch(job, batch, outcome):
+                return  # slow start: a failure stops the batches after it
+
+    async def _create_batch(self, job: WorkKey, batch: list[Json], outcome: Outcome) -> bool:
+        # Only the kinds the cache indexes can be observed, so only they carry expectations.
+        expected = [
+            expectation_key(job, t) if t in OWNED_TYPES else None for t in map(_kind_type, batch)
+        ]
+        now = self._clock()
+        for wanted in expected:
+            if wanted is not None:
+                self._cache.expectations.expect_creations(wanted, 1, now)
+        ok = True
+        for obj, exp_key in zip(batch, expected, strict=True):
+            kind = str(obj.get("kind", ""))
+            try:
+                await self._kube.create(_rt_of(obj), obj)
+            except (*CALL_ERRORS, KeyError) as exc:
+                # No ADDED event follows a failed or already-satisfied create.
+                if exp_key is not None:
+                    self._cache.expectations.creation_observed(exp_key)
+                if isinstance(exc, ApiError) and exc.status == 409:
+                    continue  # AlreadyExists: a deterministic name a previous sync created
+                outcome.errors.append(exc)
+                ok = False
+                continue
+            outcome.created[kind] = outcome.created.get(kind, 0) + 1
+        return ok
+
+    async def _consume_commands(self, actions: Actions, outcome: Outcome) -> None:
+        rt = resource_for("bus.volcano.sh/v1alpha1", "Command")
+        for key in actions.consumed_commands:
+            await self._delete(rt, key, outcome)
+
+    async def post_event(self, obj: Json, event_type: str, reason: str, message: str) -> None:
+        """Record an Event on ``obj`` (best effort: failures are ignored)."""
+        if not self._post_events:
+            return
+        meta = obj.get("metadata") or {}
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._wall_clock()))
+        event: Json = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {
+                "generateName": f"{meta.get('name', 'job')}.",
+                "namespace": meta.get("namespace") or "default",
+            },
+            "involvedObject": {
+                "apiVersion": obj.get("apiVersion", ""),
+                "kind": obj.get("kind", ""),
+                "name": meta.get("name", ""),
+                "namespace": meta.get("namespace") or "default",
+                "uid": meta.get("uid", ""),
+            },
+            "reason": reason,
+            "message": message[:1024],
+            "type": event_type,
+            "count": 1,
+            "firstTimestamp": stamp,
+            "lastTimestamp": stamp,
+            "source": {"component": self._component},
+            "reportingComponent": self._component,
+        }
+        with contextlib.suppress(*CALL_ERRORS):
+            await self._kube.create(EVENT, event)

@@ -1,0 +1,295 @@
+"""The job-controller service: rebuild the cache from the state topics, then sync jobs live.
+
+Start-up reads the jobs, pods, podgroups, services, commands and queues topics from the
+beginning to their high watermarks (``Bus.rebuild``), applies the records of its shard, makes
+sure the ``default`` Queue exists, marks itself ready, and then follows the same partitions live
+(``Bus.follow``). It never commits offsets: its state lives in the API server, so a restarted
+instance simply re-reads. Every change enqueues the job it concerns; workers sync different
+jobs concurrently, one job never on two workers (see ``queue``, ``syncing``, ``executor``).
+
+Scale-out is static sharding by partition (``SHOAL_JOBCONTROLLER_SHARD``/``_SHARDS``): instance
+*s* of *n* owns partitions ``p % n == s``. Not a consumer group, because every instance needs
+its partitions' *whole* history to rebuild its cache, not just the records after a committed
+offset, and a group rebalance would move partitions to an instance whose cache lacks them.
+Known limit: changing the number of instances needs a restart of all of them with new settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Annotated
+
+import msgspec
+import structlog
+from msgspec import Meta
+from prometheus_client import Counter, Gauge, Histogram
+
+from services.jobcontroller.cache import QUEUE, ControllerCache, Sharding, WorkKey
+from services.jobcontroller.executor import CALL_ERRORS, ActionExecutor, KubeApi
+from services.jobcontroller.queue import QueueShutDown, WorkQueue
+from services.jobcontroller.syncing import Syncer
+from shared.bus import Bus, Record, TopicPartition
+from shared.config import Duration
+from shared.errors import UserError
+from shared.events import ListSynced, StateEvent, state_decoder
+from shared.expectations import Expectations
+from shared.kube import ApiError, resource_for
+from shared.service import ServiceShell
+from shared.topics import Topics
+
+_log = structlog.get_logger()
+# Co-partitioned by job key: a shard owns the same partition numbers of each.
+SHARDED_KINDS = ("Job", "Pod", "PodGroup", "Service")
+QUEUE_RT = resource_for("scheduling.volcano.sh/v1beta1", "Queue")
+DEFAULT_QUEUE: dict[str, object] = {
+    "apiVersion": "scheduling.volcano.sh/v1beta1",
+    "kind": "Queue",
+    "metadata": {"name": "default"},
+    "spec": {"weight": 1, "reclaimable": True},
+}
+
+
+class JobControllerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How the job controller shards, syncs and retries (``SHOAL_JOBCONTROLLER_*``)."""
+
+    shard: Annotated[int, Meta(ge=0, description="this instance's shard, 0 <= shard < shards")] = 0
+    shards: Annotated[int, Meta(ge=1, description="instances sharing the partitions")] = 1
+    workers: Annotated[int, Meta(ge=1, description="jobs synced concurrently")] = 16
+    scheduler_names: Annotated[
+        tuple[str, ...], Meta(description="schedulerName values whose pods need a PodGroup")
+    ] = ("shoal", "volcano")
+    backoff_base: Annotated[Duration, Meta(description="first retry delay after a failed sync")] = (
+        0.05
+    )
+    backoff_max: Annotated[Duration, Meta(description="cap of the retry delay")] = 60.0
+    create_default_queue: Annotated[
+        bool, Meta(description="create the Queue `default` if it does not exist")
+    ] = True
+    post_events: Annotated[bool, Meta(description="post Events on jobs (best effort)")] = True
+
+
+class Metrics:
+    def __init__(self, shell: ServiceShell, queue: WorkQueue[WorkKey]) -> None:
+        registry = shell.registry
+        self.syncs = Counter(
+            "shoal_jobcontroller_syncs", "syncs", ["kind", "result"], registry=registry
+        )
+        self.sync_seconds = Histogram(
+            "shoal_jobcontroller_sync_seconds", "time per sync", ["kind"], registry=registry
+        )
+        self.created = Counter(
+            "shoal_jobcontroller_created", "objects created", ["kind"], registry=registry
+        )
+        self.deleted = Counter(
+            "shoal_jobcontroller_deleted", "objects deleted", ["kind"], registry=registry
+        )
+        self.errors = Counter(
+            "shoal_jobcontroller_errors", "failed syncs", ["reason"], registry=registry
+        )
+        depth = Gauge("shoal_jobcontroller_queue_depth", "keys waiting", registry=registry)
+        depth.set_function(lambda: float(len(queue)))
+        delayed = Gauge("shoal_jobcontroller_queue_delayed", "keys requeued", registry=registry)
+        delayed.set_function(lambda: float(queue.delayed))
+
+
+class JobController:
+    """The cache, the queue and the workers of one shard."""
+
+    def __init__(
+        self,
+        *,
+        shell: ServiceShell,
+        bus: Bus,
+        kube: KubeApi,
+        settings: JobControllerSettings,
+    ) -> None:
+        if settings.shard >= settings.shards:
+            raise UserError(
+                f"SHOAL_JOBCONTROLLER_SHARD={settings.shard} must be below "
+                f"SHOAL_JOBCONTROLLER_SHARDS={settings.shards}"
+            )
+        self.shell = shell
+        self.bus = bus
+        self.kube = kube
+        self.settings = settings
+        self.sharding = Sharding(settings.shard, settings.shards)
+        self.queue: WorkQueue[WorkKey] = WorkQueue(
+            backoff_base=settings.backoff_base, backoff_max=settings.backoff_max
+        )
+        self.cache = ControllerCache(
+            expectations=Expectations(),
+            on_work=self.queue.add,
+            scheduler_names=frozenset(settings.scheduler_names),
+        )
+        executor = ActionExecutor(
+            kube, self.cache, component="shoal-jobcontroller", post_events=settings.post_events
+        )
+        self.syncer = Syncer(cache=self.cache, kube=kube, executor=executor)
+        self.metrics = Metrics(shell, self.queue)
+        self.log = shell.log.bind(shard=settings.shard, shards=settings.shards)
+        self._topics = _topics(shell.topics)
+        self._jobs_partitions = 1
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        await self.bus.create_topics(self._topics)
+        positions = await self.rebuild()
+        if self.settings.create_default_queue:
+            await self.ensure_default_queue(stopping)
+        self.shell.readiness.mark_ready()
+        workers = [
+            asyncio.create_task(self._work(), name=f"sync worker {i}")
+            for i in range(self.settings.workers)
+        ]
+        try:
+            await self.bus.follow(
+                positions=positions,
+                decode=state_decoder.decode,
+                handler=self.handle,
+                stopping=stopping,
+            )
+        finally:
+            self.queue.shutdown()  # in-flight syncs finish; waiting keys are dropped
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def rebuild(self) -> dict[TopicPartition, int]:
+        """Read our partitions from the beginning into the cache; where to follow from."""
+        started = time.perf_counter()
+        snapshot = await self.bus.rebuild(topics=self._topics, decode=state_decoder.decode)
+        jobs_topic = self.shell.topics.state("Job")
+        self._jobs_partitions = sum(1 for tp in snapshot.positions if tp.topic == jobs_topic) or 1
+        await self.handle(snapshot.records)
+        owned = {tp: o for tp, o in snapshot.positions.items() if self._owns_partition(tp)}
+        self.log.info(
+            "cache rebuilt",
+            records=len(snapshot.records),
+            objects=self.cache.objects.applied,
+            jobs=sum(1 for _ in self.cache.jobs()),
+            queued=len(self.queue),
+            seconds=round(time.perf_counter() - started, 3),
+        )
+        return owned
+
+    async def handle(self, records: Sequence[Record[StateEvent]]) -> None:
+        """Apply records of our shard; a record that cannot be applied is logged and skipped."""
+        for record in records:
+            try:
+                if self._keeps(record):
+                    self.cache.apply(record.value)
+            except Exception:
+                self.log.exception(
+                    "state record skipped",
+                    topic=record.topic,
+                    partition=record.partition,
+                    offset=record.offset,
+                )
+
+    def _owns_partition(self, tp: TopicPartition) -> bool:
+        sharded = {self.shell.topics.state(kind) for kind in SHARDED_KINDS}
+        return tp.topic not in sharded or self.sharding.owns(tp.partition)
+
+    def _keeps(self, record: Record[StateEvent]) -> bool:
+        topics = self.shell.topics
+        if record.topic == topics.state("Command"):
+            return self._keeps_command(record.value)
+        return self._owns_partition(TopicPartition(record.topic, record.partition))
+
+    def _keeps_command(self, event: StateEvent) -> bool:
+        """Commands are keyed by their own name: keep those whose target job is ours."""
+        if isinstance(event, ListSynced) or self.sharding.shards == 1:
+            return True
+        head = msgspec.json.decode(event.object, type=_CommandHead)
+        if head.target is None:
+            return False
+        target = f"{head.metadata.namespace}/{head.target.name}"
+        return self.sharding.owns_key(target, self._jobs_partitions)
+
+    async def ensure_default_queue(self, stopping: asyncio.Event) -> None:
+        """DESIGN §3: the ``default`` Queue exists from the start. Retries until it does."""
+        delay = self.settings.backoff_base
+        while self.cache.objects.get(QUEUE, "default") is None and not stopping.is_set():
+            try:
+                await self.kube.create(QUEUE_RT, dict(DEFAULT_QUEUE))
+                self.log.info("created the default Queue")
+                return
+            except CALL_ERRORS as exc:
+                if isinstance(exc, ApiError) and exc.status == 409:
+                    return
+                self.log.warning("cannot create the default Queue yet", error=str(exc))
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.settings.backoff_max)
+
+    async def _work(self) -> None:
+        while True:
+            try:
+                key = await self.queue.get()
+            except QueueShutDown:
+                return
+            try:
+                await self.sync(key)
+            finally:
+                self.queue.done(key)
+
+    async def sync(self, key: WorkKey) -> None:
+        """Sync one key and requeue it as its outcome says; never raises."""
+        log = self.log.bind(job=key.key, kind=key.type_key)
+        started = time.perf_counter()
+        try:
+            result = await self.syncer.sync(key)
+        except Exception:
+            log.exception("sync crashed")
+            self.metrics.errors.labels("exception").inc()
+            self.metrics.syncs.labels(key.type_key, "error").inc()
+            self.queue.add_rate_limited(key)
+            return
+        finally:
+            self.metrics.sync_seconds.labels(key.type_key).observe(time.perf_counter() - started)
+        outcome = result.outcome
+        for kind, count in outcome.created.items():
+            self.metrics.created.labels(kind).inc(count)
+        for kind, count in outcome.deleted.items():
+            self.metrics.deleted.labels(kind).inc(count)
+        if outcome.failed:
+            reason = "transient" if outcome.transient_only else "api"
+            self.metrics.errors.labels(reason).inc()
+            self.metrics.syncs.labels(key.type_key, "error").inc()
+            delay = self.queue.add_rate_limited(key)
+            log.warning(
+                "sync failed; requeued", retry_in=delay, errors=[str(e) for e in outcome.errors]
+            )
+            return
+        self.metrics.syncs.labels(key.type_key, "ok").inc()
+        self.queue.forget(key)
+        if result.requeue_after is not None:
+            self.queue.add_after(key, result.requeue_after)
+
+
+class _Target(msgspec.Struct):
+    name: str = ""
+
+
+class _Meta(msgspec.Struct):
+    namespace: str = ""
+
+
+class _CommandHead(msgspec.Struct):
+    metadata: _Meta = msgspec.field(default_factory=_Meta)
+    target: _Target | None = None
+
+
+def _topics(topics: Topics) -> list[str]:
+    kinds = (*SHARDED_KINDS, "Command", "Queue")
+    return sorted({topics.state(kind) for kind in kinds})
+
+
+async def run_jobcontroller(
+    *,
+    shell: ServiceShell,
+    bus: Bus,
+    kube: KubeApi,
+    settings: JobControllerSettings,
+    stopping: asyncio.Event,
+) -> None:
+    """Run one shard of the job controller until ``stopping`` is set."""
+    await JobController(shell=shell, bus=bus, kube=kube, settings=settings).run(stopping)

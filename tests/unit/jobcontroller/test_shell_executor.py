@@ -1,0 +1,168 @@
+"""Executing Actions: idempotent conflicts, slow start, status subresource, expectations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.jobcontroller.cache import POD, ControllerCache, WorkKey, expectation_key
+from services.jobcontroller.core import Actions, Patch
+from services.jobcontroller.executor import ActionExecutor
+from shared.events import ObjectAdded, raw_object
+from shared.expectations import Expectations
+from shared.kube import ApiError
+from shared.models import Json
+from tests.unit.jobcontroller.fakekube import FakeKube
+
+JOB = WorkKey("batch.volcano.sh/v1alpha1/Job", "ns/train")
+HEAD: Json = {
+    "apiVersion": "batch.volcano.sh/v1alpha1",
+    "kind": "Job",
+    "metadata": {"name": "train", "namespace": "ns", "uid": "job-uid"},
+}
+PODS_EXP = expectation_key(JOB, POD)
+
+
+def pod(name: str, uid: str = "") -> Json:
+    meta: Json = {
+        "name": name,
+        "namespace": "ns",
+        "ownerReferences": [
+            {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "name": "train",
+                "uid": "job-uid",
+                "controller": True,
+            }
+        ],
+    }
+    if uid:
+        meta["uid"] = uid
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {}}
+
+
+def setup() -> tuple[FakeKube, ControllerCache, ActionExecutor]:
+    kube = FakeKube()
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    clock = iter(range(1000))
+    executor = ActionExecutor(kube, cache, clock=lambda: float(next(clock)))
+    kube.put({**HEAD, "status": {}})
+    return kube, cache, executor
+
+
+def observe(cache: ControllerCache, obj: Json) -> None:
+    cache.apply(
+        ObjectAdded(key="ns/train", kind=obj["kind"], resourceVersion="1", object=raw_object(obj))
+    )
+
+
+async def test_create_conflict_is_success_and_lowers_the_expectation() -> None:
+    kube, cache, executor = setup()
+    kube.put(pod("train-worker-0"))
+    actions = Actions(create=[pod("train-worker-0"), pod("train-worker-1")])
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert not outcome.failed
+    assert outcome.created == {"Pod": 1}
+    exp = cache.expectations.get(PODS_EXP)
+    assert exp is not None and exp.add == 1  # only the real creation is still expected
+    observe(cache, kube.get(POD, "ns/train-worker-1") or {})
+    assert cache.expectations.satisfied(PODS_EXP, now=0.0)
+
+
+@pytest.mark.parametrize(
+    ("batches", "failing", "attempted", "created"),
+    [
+        ([1, 2, 4], "train-worker-1", 3, 2),
+        ([1, 2, 4], "train-worker-0", 1, 0),
+        ([], "train-worker-5", 7, 6),
+    ],
+    ids=["stop-after-failed-batch", "fail-first-batch", "single-batch-tries-all"],
+)
+async def test_slow_start_stops_after_the_first_batch_with_a_failure(
+    batches: list[int], failing: str, attempted: int, created: int
+) -> None:
+    kube, cache, executor = setup()
+    kube.fail("create", "Pod", f"ns/{failing}", ApiError(500, "InternalError", "boom"))
+    actions = Actions(create=[pod(f"train-worker-{i}") for i in range(7)], create_batches=batches)
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert len(kube.verbs("create", "Pod")) == attempted
+    assert outcome.created.get("Pod", 0) == created
+    assert outcome.failed and outcome.transient_only
+    exp = cache.expectations.get(PODS_EXP)
+    assert exp is not None and exp.add == created  # the failed create was lowered at once
+
+
+@pytest.mark.parametrize(
+    ("error", "failed"),
+    [
+        (ApiError(404, "NotFound", "gone"), False),
+        (ApiError(503, "ServiceUnavailable", "later"), True),
+    ],
+    ids=["404-is-success", "503-fails-the-sync"],
+)
+async def test_delete_outcomes_and_deletion_expectations(error: ApiError, failed: bool) -> None:
+    kube, cache, executor = setup()
+    observe(cache, pod("train-worker-0", uid="pod-uid"))
+    kube.fail("delete", "Pod", "ns/train-worker-0", error)
+    actions = Actions()
+    actions.delete_object("Pod", "ns/train-worker-0")
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert outcome.failed is failed
+    exp = cache.expectations.get(PODS_EXP)
+    assert exp is not None
+    # 404: the pod is gone but its DELETED may still be on the way; a failure lowers at once.
+    assert exp.deleting_uids == (set() if failed else {"pod-uid"})
+    assert kube.calls[-1][3]["uid"] == "pod-uid"  # uid precondition
+
+
+async def test_status_goes_to_the_status_subresource_interim_first() -> None:
+    kube, _, executor = setup()
+    actions = Actions(
+        interim_status={"uncounted": ["a"]},
+        status={"uncounted": None, "succeeded": 1},
+        patch=[Patch("Pod", "ns/p", {"metadata": {"finalizers": None}})],
+    )
+    kube.put(pod("p"))
+    await executor.execute(JOB, HEAD, actions)
+    verbs = [(verb, kind, body) for verb, kind, _, body in kube.calls]
+    assert verbs == [
+        ("patch/status", "Job", {"status": {"uncounted": ["a"]}}),
+        ("patch", "Pod", {"metadata": {"finalizers": None}}),
+        ("patch/status", "Job", {"status": {"uncounted": None, "succeeded": 1}}),
+    ]
+    assert (kube.get("batch.volcano.sh/v1alpha1/Job", "ns/train") or {})["status"] == {
+        "succeeded": 1
+    }
+
+
+async def test_failed_patch_keeps_the_final_status_unwritten() -> None:
+    kube, _, executor = setup()
+    kube.put(pod("p"))
+    kube.fail("patch", "Pod", "ns/p", ApiError(500, "InternalError", "boom"))
+    actions = Actions(status={"succeeded": 1}, patch=[Patch("Pod", "ns/p", {"a": 1})])
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert outcome.failed
+    assert kube.verbs("patch/status") == []
+
+
+async def test_commands_job_deletion_and_best_effort_events() -> None:
+    kube, _, executor = setup()
+    kube.fail("create", "Event", "*", ApiError(500, "InternalError", "events down"))
+    actions = Actions(
+        consumed_commands=["ns/cmd-1"],
+        delete_job=True,
+        events=[("Warning", "Boom", "first"), ("Normal", "Fine", "second")],
+    )
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert not outcome.failed  # a missing Command (404) and a failed Event are no failures
+    assert kube.verbs("delete", "Command") == ["ns/cmd-1"]
+    deletion: Any = next(c for c in kube.calls if c[:2] == ("delete", "Job"))
+    assert deletion[3]["propagation"] == "Background"
+    events = [body for verb, kind, _, body in kube.calls if (verb, kind) == ("create", "Event")]
+    assert [(e["reason"], e["involvedObject"]["uid"]) for e in events] == [
+        ("Boom", "job-uid"),
+        ("Fine", "job-uid"),
+    ]
+    assert len(kube.of_kind("Event")) == 1
