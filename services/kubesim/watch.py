@@ -41,6 +41,9 @@ class Event:
             self._object_bytes = _encode(self.obj)
         return self._object_bytes
 
+    def forget_encoding(self) -> None:
+        self._object_bytes = None
+
 
 def event_line(type_: str, object_bytes: bytes) -> bytes:
     return b'{"type":"' + type_.encode() + b'","object":' + object_bytes + b"}\n"
@@ -139,6 +142,9 @@ class WatchHub:
             del self.history[:cut]
         for watcher in self.watchers:
             watcher.offer(event)
+        # Live watchers hold their own lines now; the history re-encodes only for a resume,
+        # which keeps memory at one copy of each object version instead of two.
+        event.forget_encoding()
 
     def since(self, rv: int) -> list[Event]:
         """Events newer than ``rv``; TooOld when some of them were dropped."""
