@@ -1,0 +1,16 @@
+"""Built-in actions, one module each, and the registry that knows them."""
+
+from __future__ import annotations
+
+from services.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
+from services.scheduler.framework.extension import ActionFactory
+from services.scheduler.framework.registry import Registry
+
+BUILTIN = (enqueue, allocate, preempt, reclaim, backfill)
+
+
+def default_actions() -> Registry[ActionFactory]:
+    registry: Registry[ActionFactory] = Registry("action")
+    for module in BUILTIN:
+        registry.register(module.NAME, module.new)
+    return registry

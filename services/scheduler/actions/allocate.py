@@ -1,0 +1,109 @@
+"""allocate: queue by queue (lowest share first), job by job, task by task, place pods.
+
+A job's tasks go through one Statement: committed when the gang is ready, kept (reserved,
+not bound) when it is pipelined, discarded otherwise. A ready job with tasks left goes back
+into its queue so other jobs get a turn. The first task that fits no node stops the job and
+its node histogram becomes the job's reason.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.scheduler.actions.ordering import KeyedQueue
+from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
+from services.scheduler.api.job import INQUEUE
+from services.scheduler.framework.placement import Placer
+from services.scheduler.framework.statement import Statement
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+NAME = "allocate"
+
+
+def pending_tasks(ssn: Session, job: JobInfo, *, best_effort: bool) -> list[TaskInfo]:
+    """The job's pending tasks, *last* to place first (pop from the end)."""
+    tasks = [t for t in job.pending_tasks() if t.best_effort == best_effort]
+    tasks.sort(key=ssn.task_order_key, reverse=True)
+    return tasks
+
+
+class Allocate:
+    name = NAME
+
+    def execute(self, ssn: Session) -> None:
+        enqueue_on = "enqueue" in ssn.actions
+        by_queue: dict[str, KeyedQueue[JobInfo]] = {}
+        for job in ssn.jobs.values():
+            if job.is_pending():
+                if enqueue_on:
+                    continue
+                # Without an enqueue action nothing would admit the job: Volcano admits it.
+                job.phase = INQUEUE
+            if job.queue not in ssn.queues:
+                continue
+            by_queue.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
+        queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(by_queue)))
+        placer = Placer(ssn)
+        pending: dict[str, list[TaskInfo]] = {}
+        while queues:
+            queue = queues.pop()
+            overused = ssn.overused(queue)
+            jobs = by_queue[queue.name]
+            if overused is not None:
+                for job in _drain(jobs):
+                    job.record(overused)
+                continue
+            if not jobs:
+                continue
+            job = jobs.pop()
+            if job.key not in pending:
+                pending[job.key] = pending_tasks(ssn, job, best_effort=False)
+            self._allocate_job(ssn, placer, queue, job, pending[job.key], jobs)
+            queues.push(queue)
+
+    def _allocate_job(
+        self,
+        ssn: Session,
+        placer: Placer,
+        queue: QueueInfo,
+        job: JobInfo,
+        tasks: list[TaskInfo],
+        jobs: KeyedQueue[JobInfo],
+    ) -> None:
+        stmt = Statement(ssn)
+        while tasks:
+            task = tasks.pop()
+            refused = ssn.allocatable(queue, task)
+            if refused is not None:
+                job.record(refused)
+                continue
+            row = placer.choose(task)
+            if row < 0:
+                job.fit_errors[task.key] = placer.fit_errors(task)
+                break
+            if placer.fits_idle(task, row):
+                stmt.allocate(task, row)
+            else:
+                stmt.pipeline(task, row)
+            if tasks and ssn.job_ready(job):
+                jobs.push(job)
+                break
+        if ssn.job_ready(job):
+            stmt.commit()
+        elif ssn.job_pipelined(job):
+            stmt.keep()
+        else:
+            stmt.discard()
+
+
+def _drain(jobs: KeyedQueue[JobInfo]) -> list[JobInfo]:
+    drained = []
+    while jobs:
+        drained.append(jobs.pop())
+    return drained
+
+
+def new() -> Allocate:
+    return Allocate()

@@ -1,0 +1,126 @@
+"""A job is one PodGroup and its pods (Volcano ``JobInfo``), with status counters kept live."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from services.scheduler.api.resources import FloatVec
+from services.scheduler.api.task import ALLOCATED_STATUSES, TaskInfo, TaskStatus
+from services.scheduler.framework.status import FitErrors, Status
+from shared.models import PodGroup
+
+PENDING = "Pending"
+INQUEUE = "Inqueue"
+RUNNING = "Running"
+UNKNOWN = "Unknown"
+COMPLETED = "Completed"
+
+
+class JobInfo:
+    """Tasks by key plus per-status counts, so readiness checks are O(1)."""
+
+    __slots__ = (
+        "counts",
+        "created",
+        "fit_errors",
+        "key",
+        "min_available",
+        "min_resources",
+        "min_task_member",
+        "name",
+        "namespace",
+        "phase",
+        "placeable",
+        "pod_group",
+        "priority",
+        "queue",
+        "reasons",
+        "tasks",
+    )
+
+    def __init__(
+        self, pod_group: PodGroup, *, priority: int, min_resources: FloatVec | None
+    ) -> None:
+        meta = pod_group.metadata
+        self.pod_group = pod_group
+        self.name = meta.name
+        self.namespace = meta.namespace or "default"
+        self.key = f"{self.namespace}/{self.name}"
+        self.queue = pod_group.spec.queue or "default"
+        self.priority = priority
+        self.min_available = pod_group.spec.minMember
+        self.min_task_member = dict(pod_group.spec.minTaskMember)
+        self.min_resources = min_resources
+        self.phase = pod_group.status.phase or PENDING
+        self.created = meta.creationTimestamp or ""
+        self.tasks: dict[str, TaskInfo] = {}
+        self.counts = [0] * len(TaskStatus)
+        # Why this job is not (fully) placed: per-task node histograms and per-plugin verdicts.
+        self.fit_errors: dict[str, FitErrors] = {}
+        self.reasons: dict[str, list[Status]] = {}
+        # Most tasks placed by a gang attempt that was then discarded (Volcano's last
+        # transaction), so "k/n tasks in gang unschedulable" counts only the ones that failed.
+        self.placeable = 0
+
+    def add_task(self, task: TaskInfo) -> None:
+        self.tasks[task.key] = task
+        self.counts[task.status] += 1
+
+    def set_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        self.counts[task.status] -= 1
+        self.counts[status] += 1
+        task.status = status
+
+    def record(self, status: Status) -> None:
+        """Keep a verdict per plugin; identical verdicts are kept once, none is overwritten."""
+        kept = self.reasons.setdefault(status.plugin, [])
+        if status not in kept:
+            kept.append(status)
+
+    def is_pending(self) -> bool:
+        return self.phase == PENDING
+
+    def ready_task_num(self) -> int:
+        c = self.counts
+        return (
+            c[TaskStatus.ALLOCATED]
+            + c[TaskStatus.BINDING]
+            + c[TaskStatus.BOUND]
+            + c[TaskStatus.RUNNING]
+            + c[TaskStatus.SUCCEEDED]
+        )
+
+    def waiting_task_num(self) -> int:
+        return self.counts[TaskStatus.PIPELINED]
+
+    def valid_task_num(self) -> int:
+        return self.ready_task_num() + self.waiting_task_num() + self.counts[TaskStatus.PENDING]
+
+    def pending_best_effort_num(self) -> int:
+        if not self.counts[TaskStatus.PENDING]:
+            return 0
+        return sum(
+            1 for t in self.tasks.values() if t.status is TaskStatus.PENDING and t.best_effort
+        )
+
+    def is_ready(self) -> bool:
+        ready = self.ready_task_num()
+        if ready >= self.min_available:
+            return True
+        return ready + self.pending_best_effort_num() >= self.min_available
+
+    def pending_tasks(self) -> Iterator[TaskInfo]:
+        return (t for t in self.tasks.values() if t.status is TaskStatus.PENDING)
+
+    def role_counts(self, statuses: frozenset[TaskStatus]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for task in self.tasks.values():
+            if task.status in statuses:
+                counts[task.role] = counts.get(task.role, 0) + 1
+        return counts
+
+    def allocated_task_num(self) -> int:
+        return sum(self.counts[s] for s in ALLOCATED_STATUSES)
+
+    def __repr__(self) -> str:
+        return f"JobInfo({self.key}, {self.phase}, min={self.min_available})"

@@ -1,0 +1,123 @@
+"""All nodes as one table: int64 arrays indexed [node row, resource column].
+
+``idle`` = allocatable - used and ``future`` = idle + releasing - pipelined (Volcano's
+``FutureIdle``) are kept up to date on every task change, so predicates are array compares.
+Nodes with equal labels, taints and schedulability share a *class*; static predicates are
+evaluated once per class and broadcast. ``changes`` logs every row touched, so placement
+caches can refresh only those rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from services.scheduler.api.resources import IntVec, ResourceSpace
+from services.scheduler.api.task import TaskInfo, TaskStatus
+from shared.models import Node, Taint
+
+IntMatrix = npt.NDArray[np.int64]
+
+
+class NodeClass(msgspec.Struct, frozen=True):
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    unschedulable: bool
+    ready: bool
+
+
+def _ready(node: Node) -> bool:
+    for condition in node.status.conditions:
+        if condition.type == "Ready":
+            return condition.status == "True"
+    return True
+
+
+class NodeTable:
+    """Resource rows, node classes and the tasks on each node."""
+
+    def __init__(
+        self, nodes: Sequence[Node], allocatable: Sequence[IntVec], space: ResourceSpace
+    ) -> None:
+        self.space = space
+        self.names: list[str] = [n.metadata.name for n in nodes]
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        width = len(space)
+        shape = (len(nodes), width)
+        self.allocatable: IntMatrix = (
+            np.array(allocatable, dtype=np.int64).reshape(shape)
+            if nodes
+            else np.zeros(shape, np.int64)
+        )
+        self.used: IntMatrix = np.zeros(shape, dtype=np.int64)
+        self.releasing: IntMatrix = np.zeros(shape, dtype=np.int64)
+        self.pipelined: IntMatrix = np.zeros(shape, dtype=np.int64)
+        self.idle: IntMatrix = self.allocatable.copy()
+        self.future: IntMatrix = self.allocatable.copy()
+        self.tasks: list[dict[str, TaskInfo]] = [{} for _ in nodes]
+        self.changes: list[int] = []
+        classes: dict[bytes, int] = {}
+        self.classes: list[NodeClass] = []
+        members = []
+        for node in nodes:
+            cls = NodeClass(
+                labels=dict(node.metadata.labels),
+                taints=tuple(node.spec.taints),
+                unschedulable=node.spec.unschedulable,
+                ready=_ready(node),
+            )
+            signature = msgspec.json.encode(
+                (sorted(cls.labels.items()), cls.taints, cls.unschedulable, cls.ready)
+            )
+            if signature not in classes:
+                classes[signature] = len(self.classes)
+                self.classes.append(cls)
+            members.append(classes[signature])
+        self.class_of: npt.NDArray[np.int32] = np.array(members, dtype=np.int32)
+        self.labels: list[dict[str, str]] = [self.classes[c].labels for c in members]
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def add(self, row: int, task: TaskInfo) -> None:
+        """Account ``task`` on ``row`` according to its status (Volcano ``NodeInfo.AddTask``)."""
+        req = task.request
+        status = task.status
+        if status is TaskStatus.PIPELINED:
+            self.pipelined[row] += req
+            self.future[row] -= req
+        elif status is TaskStatus.RELEASING:
+            self.used[row] += req
+            self.idle[row] -= req
+            self.releasing[row] += req
+        else:
+            self.used[row] += req
+            self.idle[row] -= req
+            self.future[row] -= req
+        self.tasks[row][task.key] = task
+        task.node = row
+        self.changes.append(row)
+
+    def remove(self, row: int, task: TaskInfo) -> None:
+        req = task.request
+        status = task.status
+        if status is TaskStatus.PIPELINED:
+            self.pipelined[row] -= req
+            self.future[row] += req
+        elif status is TaskStatus.RELEASING:
+            self.used[row] -= req
+            self.idle[row] += req
+            self.releasing[row] -= req
+        else:
+            self.used[row] -= req
+            self.idle[row] += req
+            self.future[row] += req
+        del self.tasks[row][task.key]
+        task.node = -1
+        self.changes.append(row)
+
+    def describe_row(self, row: int) -> str:
+        return f"{self.names[row]} idle {self.space.describe(self.idle[row])}"

@@ -1,0 +1,124 @@
+"""A task is one pod of a job, as the session sees it (Volcano ``TaskInfo``)."""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+import numpy as np
+
+from services.scheduler.api.resources import IntVec
+from shared.models import Pod
+from shared.models.volcano import TASK_SPEC_KEY
+
+PREEMPTABLE_KEY = "volcano.sh/preemptable"
+CRITICAL_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+
+
+class TaskStatus(enum.IntEnum):
+    PENDING = 0
+    ALLOCATED = 1
+    PIPELINED = 2
+    BINDING = 3
+    BOUND = 4
+    RUNNING = 5
+    RELEASING = 6
+    SUCCEEDED = 7
+    FAILED = 8
+    UNKNOWN = 9
+
+
+# Statuses holding node resources that count as "allocated" (Volcano ``AllocatedStatus``).
+ALLOCATED_STATUSES = frozenset(
+    {TaskStatus.ALLOCATED, TaskStatus.BINDING, TaskStatus.BOUND, TaskStatus.RUNNING}
+)
+TERMINATED_STATUSES = frozenset({TaskStatus.SUCCEEDED, TaskStatus.FAILED})
+
+
+def pod_status(pod: Pod) -> TaskStatus:
+    """Volcano's ``getTaskStatus``: the pod phase, with deletion meaning "releasing"."""
+    phase = pod.status.phase or "Pending"
+    deleting = pod.metadata.deletionTimestamp is not None
+    if phase == "Running":
+        return TaskStatus.RELEASING if deleting else TaskStatus.RUNNING
+    if phase == "Pending":
+        if deleting:
+            return TaskStatus.RELEASING
+        return TaskStatus.BOUND if pod.spec.nodeName else TaskStatus.PENDING
+    if phase == "Succeeded":
+        return TaskStatus.SUCCEEDED
+    if phase == "Failed":
+        return TaskStatus.FAILED
+    return TaskStatus.UNKNOWN
+
+
+def _flag(pod: Pod, key: str, default: bool) -> bool:
+    value = pod.metadata.annotations.get(key, pod.metadata.labels.get(key))
+    if value is None:
+        return default
+    return value.strip().lower() in ("true", "1", "t", "yes")
+
+
+def shape_of(pod: Pod) -> bytes:
+    """The placement signature: pods with equal shapes pass the same static predicates."""
+    spec = pod.spec
+    return msgspec.json.encode(
+        (sorted(spec.nodeSelector.items()), spec.affinity, spec.tolerations, pod.metadata.namespace)
+    )
+
+
+class TaskInfo:
+    """One pod: its request vector, priority, status and (when placed) node row."""
+
+    __slots__ = (
+        "best_effort",
+        "created",
+        "critical",
+        "job",
+        "key",
+        "name",
+        "namespace",
+        "node",
+        "order",
+        "pod",
+        "preemptable",
+        "priority",
+        "qreq",
+        "request",
+        "role",
+        "shape",
+        "status",
+    )
+
+    def __init__(
+        self, *, pod: Pod, job: str, request: IntVec, pods_column: int, priority: int
+    ) -> None:
+        meta = pod.metadata
+        self.pod = pod
+        self.name = meta.name
+        self.namespace = meta.namespace or "default"
+        self.key = f"{self.namespace}/{meta.name}"
+        self.job = job
+        self.role = meta.annotations.get(TASK_SPEC_KEY, "")
+        self.request = request
+        # The request as a float quota vector without the pod count (queue and share maths).
+        self.qreq = request.astype(np.float64)
+        self.qreq[pods_column] = 0.0
+        self.best_effort = not bool(request.any()) or (
+            int(request[pods_column]) == int(request.sum())
+        )
+        self.priority = priority
+        self.status = pod_status(pod)
+        self.node = -1
+        self.created = meta.creationTimestamp or ""
+        self.preemptable = _flag(pod, PREEMPTABLE_KEY, True)
+        self.critical = (
+            self.namespace == "kube-system"
+            or (pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
+        )
+        self.shape = shape_of(pod)
+        # Position in the job's pending order, assigned once per session.
+        self.order = 0
+
+    def __repr__(self) -> str:
+        return f"TaskInfo({self.key}, {self.status.name}, node={self.node})"

@@ -1,0 +1,1 @@
+"""The session framework: statuses, extension points, registry, statement and session."""

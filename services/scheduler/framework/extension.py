@@ -1,0 +1,98 @@
+"""Extension points: the small interfaces plugins and actions implement.
+
+Order functions are *keys* (smaller sorts first): comparing the tuple of enabled plugins' keys
+lexicographically is exactly Volcano's "first plugin with a non-zero comparison wins", and
+keys let the actions use heaps without calling comparators. Node filters and scores are
+vectorised: a static predicate judges a node *class* once per pod shape, a dynamic predicate
+returns a mask over all nodes, and a scorer fills a float array for the rows asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
+import numpy as np
+
+from services.scheduler.api import JobInfo, NodeTable, QueueInfo, TaskInfo
+from services.scheduler.api.node import NodeClass
+from services.scheduler.api.resources import BoolVec, FloatVec
+from services.scheduler.framework.status import Status
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+PERMIT = 1
+ABSTAIN = 0
+# A vote: PERMIT, ABSTAIN, or a Status explaining the rejection.
+Verdict = int | Status
+Rows = slice | np.ndarray[Any, np.dtype[np.intp]]
+
+JobOrderKey = Callable[[JobInfo], float]
+TaskOrderKey = Callable[[TaskInfo], float]
+QueueOrderKey = Callable[[QueueInfo], float]
+JobCheck = Callable[[JobInfo], bool]
+JobValidFn = Callable[[JobInfo], Status | None]
+JobVoteFn = Callable[[JobInfo], Verdict]
+JobEvent = Callable[[JobInfo], None]
+QueueCheck = Callable[[QueueInfo], Status | None]
+QueueTaskCheck = Callable[[QueueInfo, TaskInfo], Status | None]
+# (preemptor, candidates) -> (victims, vote): vote ABSTAIN means "no opinion".
+VictimFn = Callable[[TaskInfo, Sequence[TaskInfo]], tuple[list[TaskInfo], int]]
+TaskEvent = Callable[[TaskInfo], None]
+
+
+class Plugin(Protocol):
+    """A plugin registers its callbacks on the session when it opens."""
+
+    @property
+    def name(self) -> str: ...
+
+    def on_session_open(self, ssn: Session) -> None: ...
+
+    def on_session_close(self, ssn: Session) -> None: ...
+
+
+class PluginFactory(Protocol):
+    def __call__(self, arguments: dict[str, Any]) -> Plugin: ...
+
+
+class Action(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def execute(self, ssn: Session) -> None: ...
+
+
+class ActionFactory(Protocol):
+    def __call__(self) -> Action: ...
+
+
+class StaticPredicate(Protocol):
+    """Depends only on the pod's shape and the node's class (labels, taints, flags)."""
+
+    def __call__(self, task: TaskInfo, node: NodeClass) -> Status | None: ...
+
+
+class Filter(msgspec.Struct, frozen=True):
+    """A dynamic predicate's answer: which nodes pass, and why the others fail."""
+
+    passed: BoolVec
+    failures: tuple[tuple[Status, BoolVec], ...] = ()
+
+
+class DynamicPredicate(Protocol):
+    """Depends on what is placed where (pod affinity); ``None`` means "no constraint"."""
+
+    def __call__(self, task: TaskInfo, nodes: NodeTable) -> Filter | None: ...
+
+
+class NodeScorer(Protocol):
+    """Scores nodes for a task; higher is better. Volcano's node-order and batch-node-order."""
+
+    def row_local(self, task: TaskInfo) -> bool:
+        """True if a node's score depends only on that node's row (so it can be cached)."""
+        ...
+
+    def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec: ...

@@ -1,0 +1,214 @@
+"""Node filtering and scoring for one task, vectorised over every node and cached.
+
+For each pod shape the static predicates are judged once per node class. For each
+(shape, request) a cache keeps the resource-fit mask, the scores and the masked scores for
+all nodes; after a placement only the rows logged in ``NodeTable.changes`` are recomputed,
+so the identical tasks of a gang (and identical single-pod jobs) cost one row update and
+one argmax each. Ties go to the lowest row (nodes are sorted by name): deterministic.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from services.scheduler.api import NodeTable, TaskInfo
+from services.scheduler.api.resources import BoolVec, FloatVec
+from services.scheduler.framework.extension import Filter, NodeScorer, Rows, StaticPredicate
+from services.scheduler.framework.status import Code, FitErrors, Status, histogram
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+RESOURCES = "resources"
+_CACHE_SIZE = 64
+_NOT_READY = Status(
+    code=Code.UNRESOLVABLE, reason="NodeNotReady", message="not ready", plugin="nodes"
+)
+
+
+class StaticMask:
+    __slots__ = ("codes", "passed", "reasons")
+
+    def __init__(self, passed: BoolVec, codes: np.ndarray, reasons: list[Status]) -> None:
+        self.passed = passed
+        self.codes = codes
+        self.reasons = reasons
+
+
+class _Entry:
+    __slots__ = ("cols", "fit", "local", "masked", "pos", "req", "score", "static")
+
+    def __init__(self, static: StaticMask, req: np.ndarray, local: bool) -> None:
+        self.static = static
+        self.req = req
+        self.cols = np.flatnonzero(req)
+        self.local = local
+        self.pos = 0
+        n = len(static.passed)
+        self.fit: BoolVec = np.zeros(n, dtype=bool)
+        self.score: FloatVec = np.zeros(n, dtype=np.float64)
+        self.masked: FloatVec = np.full(n, -np.inf)
+
+
+class Placer:
+    """Chooses nodes for tasks; explains failures as a node histogram per reason."""
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.nodes: NodeTable = ssn.nodes
+        self.static_fns: list[StaticPredicate] = ssn.callbacks("static_predicate")
+        self.dynamic_fns = ssn.callbacks("dynamic_predicate")
+        self.scorers: list[NodeScorer] = ssn.callbacks("node_order")
+        self._static: dict[bytes, StaticMask] = {}
+        self._entries: OrderedDict[tuple[bytes, bytes], _Entry] = OrderedDict()
+
+    # -- predicates ---------------------------------------------------------------------
+    def static(self, task: TaskInfo) -> StaticMask:
+        found = self._static.get(task.shape)
+        if found is not None:
+            return found
+        reasons: list[Status] = []
+        per_class = np.full(len(self.nodes.classes), -1, dtype=np.int16)
+        for c, node_class in enumerate(self.nodes.classes):
+            status = _NOT_READY if not node_class.ready else None
+            for fn in self.static_fns:
+                if status is not None:
+                    break
+                status = fn(task, node_class)
+            if status is not None:
+                if status not in reasons:
+                    reasons.append(status)
+                per_class[c] = reasons.index(status)
+        codes = per_class[self.nodes.class_of] if len(self.nodes) else per_class[:0]
+        mask = StaticMask(codes < 0, codes, reasons)
+        self._static[task.shape] = mask
+        return mask
+
+    def dynamic(self, task: TaskInfo) -> list[Filter]:
+        filters = []
+        for fn in self.dynamic_fns:
+            result: Filter | None = fn(task, self.nodes)
+            if result is not None:
+                filters.append(result)
+        return filters
+
+    def feasible(self, task: TaskInfo, *, resources: bool) -> BoolVec:
+        mask = self.static(task).passed.copy()
+        for f in self.dynamic(task):
+            mask &= f.passed
+        if resources:
+            mask &= self._fits(task.request, slice(None))
+        return mask
+
+    def _fits(self, req: np.ndarray, rows: Rows) -> BoolVec:
+        cols = np.flatnonzero(req)
+        if not len(cols):
+            return np.ones(len(self.nodes.names), dtype=bool)[rows]
+        fut = self.nodes.future[rows][:, cols]
+        result: BoolVec = np.all(fut >= req[cols], axis=1)
+        return result
+
+    # -- scores ----------------------------------------------------------------------------
+    def scores(self, task: TaskInfo, rows: Rows) -> FloatVec:
+        total: FloatVec | None = None
+        for scorer in self.scorers:
+            part = scorer.score(task, self.nodes, rows)
+            total = part if total is None else total + part
+        if total is None:
+            return np.zeros(len(np.arange(len(self.nodes))[rows]), dtype=np.float64)
+        return total
+
+    def _entry(self, task: TaskInfo) -> _Entry:
+        key = (task.shape, task.request.tobytes())
+        entry = self._entries.get(key)
+        if entry is None:
+            local = all(s.row_local(task) for s in self.scorers)
+            entry = _Entry(self.static(task), task.request, local)
+            self._refresh(entry, task, slice(None))
+            entry.pos = len(self.nodes.changes)
+            self._entries[key] = entry
+            if len(self._entries) > _CACHE_SIZE:
+                self._entries.popitem(last=False)
+            return entry
+        self._entries.move_to_end(key)
+        log = self.nodes.changes
+        if entry.pos < len(log):
+            dirty = log[entry.pos :]
+            rows: Rows = (
+                slice(None) if len(dirty) > 256 else np.unique(np.array(dirty, dtype=np.intp))
+            )
+            self._refresh(entry, task, rows)
+            entry.pos = len(log)
+        return entry
+
+    def _refresh(self, entry: _Entry, task: TaskInfo, rows: Rows) -> None:
+        entry.fit[rows] = self._fits(entry.req, rows)
+        if entry.local:
+            entry.score[rows] = self.scores(task, rows)
+        ok = entry.fit[rows] & entry.static.passed[rows]
+        entry.masked[rows] = np.where(ok, entry.score[rows], -np.inf)
+
+    def choose(self, task: TaskInfo) -> int:
+        """The best feasible node row for ``task`` (-1 if none): Volcano's allocate pick."""
+        if not len(self.nodes):
+            return -1
+        entry = self._entry(task)
+        masked = entry.masked
+        if not entry.local:
+            masked = np.where(masked > -np.inf, self.scores(task, slice(None)), -np.inf)
+        for f in self.dynamic(task):
+            masked = np.where(f.passed, masked, -np.inf)
+        row = int(np.argmax(masked))
+        return row if masked[row] > -np.inf else -1
+
+    def fits_idle(self, task: TaskInfo, row: int) -> bool:
+        return bool(np.all(self.nodes.idle[row] >= task.request))
+
+    def ranked(self, task: TaskInfo, mask: BoolVec) -> list[int]:
+        """Rows passing ``mask``, best score first (ties by row): preempt's node order."""
+        rows = np.flatnonzero(mask)
+        if not len(rows):
+            return []
+        scores = self.scores(task, rows)
+        order = np.lexsort((rows, -scores))
+        return [int(r) for r in rows[order]]
+
+    # -- explanations ------------------------------------------------------------------
+    def fit_errors(self, task: TaskInfo) -> FitErrors:
+        """Attribute every node to the first reason it fails: static, dynamic, resources."""
+        nodes = self.nodes
+        counts: dict[Status, int] = {}
+        static = self.static(task)
+        for code in np.unique(static.codes[static.codes >= 0]):
+            counts[static.reasons[int(code)]] = int(np.count_nonzero(static.codes == code))
+        open_rows = static.passed.copy()
+        for f in self.dynamic(task):
+            for status, failed in f.failures:
+                hit = int(np.count_nonzero(failed & open_rows))
+                if hit:
+                    counts[status] = counts.get(status, 0) + hit
+                open_rows &= ~failed
+        req = task.request
+        for col in np.flatnonzero(req):
+            short = open_rows & (nodes.future[:, col] < req[col])
+            hit = int(np.count_nonzero(short))
+            if not hit:
+                continue
+            counts[self._shortage(int(col), int(req[col]), nodes.future[short, col])] = hit
+            open_rows &= ~short
+        return histogram(task.key, len(nodes), counts)
+
+    def _shortage(self, col: int, need: int, free: np.ndarray) -> Status:
+        space = self.nodes.space
+        name = space.names[col]
+        if col == space.pods:
+            return Status(reason="TooManyPods", message="too many pods", plugin=RESOURCES)
+        best = max(int(free.max()), 0)
+        message = (
+            f"insufficient {name} (need {space.format(name, need)}, "
+            f"max free {space.format(name, best)})"
+        )
+        return Status(reason="InsufficientResource", message=message, plugin=RESOURCES)

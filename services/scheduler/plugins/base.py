@@ -1,0 +1,64 @@
+"""What every plugin shares: no-op session hooks and strict argument parsing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from shared.errors import UserError
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+
+class BasePlugin:
+    name = ""
+
+    def on_session_open(self, ssn: Session) -> None:
+        """Register callbacks; plugins override."""
+
+    def on_session_close(self, ssn: Session) -> None:
+        """Report at the end of the session; most plugins have nothing to say."""
+
+
+class Arguments:
+    """A plugin's ``arguments`` with every key checked against the ones it knows."""
+
+    def __init__(
+        self, raw: dict[str, Any], *, known: Iterable[str] = (), prefixes: Iterable[str] = ()
+    ) -> None:
+        known_set, prefix_list = set(known), tuple(prefixes)
+        for key in sorted(raw):
+            if key not in known_set and not key.startswith(prefix_list):
+                expected = ", ".join(sorted(known_set)) or "none"
+                raise UserError(f"unknown argument {key!r} (known: {expected})")
+        self.raw = raw
+
+    def number(self, key: str, default: float) -> float:
+        value = self.raw.get(key, default)
+        if isinstance(value, bool):
+            raise UserError(f"argument {key!r}: expected a number, got {value!r}")
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise UserError(f"argument {key!r}: expected a number, got {value!r}") from None
+
+    def integer(self, key: str, default: int) -> int:
+        value = self.number(key, default)
+        if value != int(value):
+            raise UserError(f"argument {key!r}: expected an integer, got {self.raw[key]!r}")
+        return int(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.raw.get(key, default)
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise UserError(f"argument {key!r}: expected true or false, got {value!r}")
+
+    def text(self, key: str, default: str) -> str:
+        value = self.raw.get(key, default)
+        if not isinstance(value, str):
+            raise UserError(f"argument {key!r}: expected a string, got {value!r}")
+        return value

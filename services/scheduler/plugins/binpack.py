@@ -1,0 +1,75 @@
+"""binpack: prefer nodes that the task fills most (Volcano's BinPackingScore, 0-100 × weight)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from services.scheduler.api import NodeTable, TaskInfo
+from services.scheduler.api.resources import FloatVec
+from services.scheduler.framework.extension import Rows
+from services.scheduler.plugins.base import Arguments, BasePlugin
+from shared.resources import CPU, MEMORY
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+NAME = "binpack"
+RESOURCES_PREFIX = "binpack.resources."
+
+
+class BinpackPlugin(BasePlugin):
+    name = NAME
+
+    def __init__(self, args: Arguments) -> None:
+        self.weight = args.integer("binpack.weight", 1)
+        self.resource_weights = {
+            CPU: args.integer("binpack.cpu", 1),
+            MEMORY: args.integer("binpack.memory", 1),
+        }
+        extra = args.text("binpack.resources", "")
+        for name in (n.strip() for n in extra.split(",")):
+            if name:
+                self.resource_weights[name] = args.integer(RESOURCES_PREFIX + name, 1)
+        for key in args.raw:
+            if key.startswith(RESOURCES_PREFIX) and key[len(RESOURCES_PREFIX) :] not in (
+                self.resource_weights
+            ):
+                args.integer(key, 1)
+
+    def on_session_open(self, ssn: Session) -> None:
+        index = ssn.space.index
+        self.columns = [(index[n], w) for n, w in self.resource_weights.items() if n in index and w]
+        if self.weight:
+            ssn.register("node_order", NAME, self)
+
+    def row_local(self, task: TaskInfo) -> bool:
+        return True
+
+    def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
+        alloc = nodes.allocatable[rows]
+        used = nodes.used[rows]
+        score = np.zeros(len(alloc), dtype=np.float64)
+        overflow = np.zeros(len(alloc), dtype=bool)
+        weight_sum = 0
+        for col, weight in self.columns:
+            request = int(task.request[col])
+            if request == 0:
+                continue
+            capacity = alloc[:, col].astype(np.float64)
+            final = used[:, col] + request
+            overflow |= final > alloc[:, col]
+            score += np.divide(
+                final * float(weight), capacity, out=np.zeros_like(capacity), where=capacity > 0
+            )
+            weight_sum += weight
+        if weight_sum:
+            score /= weight_sum
+        result: FloatVec = np.where(overflow, 0.0, score * (100 * self.weight))
+        return result
+
+
+def new(arguments: dict[str, Any]) -> BinpackPlugin:
+    known = ("binpack.weight", "binpack.cpu", "binpack.memory", "binpack.resources")
+    return BinpackPlugin(Arguments(arguments, known=known, prefixes=(RESOURCES_PREFIX,)))

@@ -1,0 +1,32 @@
+"""conformance: never evict kube-system pods or pods of the system-critical priority classes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from services.scheduler.api import TaskInfo
+from services.scheduler.framework.extension import PERMIT
+from services.scheduler.plugins.base import Arguments, BasePlugin
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+NAME = "conformance"
+
+
+def _not_critical(_: TaskInfo, candidates: Sequence[TaskInfo]) -> tuple[list[TaskInfo], int]:
+    return [t for t in candidates if not t.critical], PERMIT
+
+
+class ConformancePlugin(BasePlugin):
+    name = NAME
+
+    def on_session_open(self, ssn: Session) -> None:
+        ssn.register("preemptable", NAME, _not_critical)
+        ssn.register("reclaimable", NAME, _not_critical)
+
+
+def new(arguments: dict[str, Any]) -> ConformancePlugin:
+    Arguments(arguments)
+    return ConformancePlugin()

@@ -1,0 +1,137 @@
+"""gang: a job runs only with ``minMember`` tasks (and ``minTaskMember`` per task role).
+
+Its close hook writes the PodGroup condition: ``Unschedulable`` with a precise message built
+from the per-plugin reasons, or ``Scheduled`` once the gang is ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from services.scheduler.api import JobInfo, TaskInfo
+from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
+from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, unschedulable_message
+from services.scheduler.framework.extension import PERMIT, Verdict
+from services.scheduler.framework.status import Code, Status
+from services.scheduler.plugins.base import Arguments, BasePlugin
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+NAME = "gang"
+_READY = ALLOCATED_STATUSES | {TaskStatus.SUCCEEDED}
+_VALID = _READY | {TaskStatus.PIPELINED, TaskStatus.PENDING}
+_PIPELINED = _READY | {TaskStatus.PIPELINED}
+
+
+def _roles_meet(job: JobInfo, statuses: frozenset[TaskStatus], *, best_effort: bool) -> bool:
+    if not job.min_task_member or job.min_available < sum(job.min_task_member.values()):
+        return True
+    counts = job.role_counts(statuses)
+    if best_effort:
+        for task in job.pending_tasks():
+            if task.best_effort:
+                counts[task.role] = counts.get(task.role, 0) + 1
+    return all(counts.get(role, 0) >= need for role, need in job.min_task_member.items())
+
+
+def _valid(job: JobInfo) -> Status | None:
+    if not _roles_meet(job, frozenset(_VALID), best_effort=False):
+        counts = job.role_counts(frozenset(_VALID))
+        short = ", ".join(
+            f"{role} {counts.get(role, 0)}/{need}"
+            for role, need in sorted(job.min_task_member.items())
+            if counts.get(role, 0) < need
+        )
+        return Status(
+            code=Code.UNRESOLVABLE,
+            reason="NotEnoughPodsOfTask",
+            message=f"not enough valid pods of each task for gang-scheduling: {short}",
+            plugin=NAME,
+        )
+    valid = job.valid_task_num()
+    if valid < job.min_available:
+        return Status(
+            code=Code.UNRESOLVABLE,
+            reason="NotEnoughTasks",
+            message=(
+                f"not enough valid tasks for gang-scheduling: {valid} valid, "
+                f"{job.min_available} minAvailable"
+            ),
+            plugin=NAME,
+        )
+    return None
+
+
+def _order(job: JobInfo) -> float:
+    return 1.0 if job.is_ready() else 0.0
+
+
+def _ready(job: JobInfo) -> bool:
+    return job.is_ready() and _roles_meet(job, frozenset(_READY), best_effort=True)
+
+
+def _pipelined(job: JobInfo) -> Verdict:
+    occupied = job.ready_task_num() + job.waiting_task_num()
+    if occupied >= job.min_available and _roles_meet(job, frozenset(_PIPELINED), best_effort=False):
+        return PERMIT
+    return Status(
+        reason="GangNotPipelined",
+        message=f"{occupied}/{job.min_available} tasks placed or pipelined",
+        plugin=NAME,
+    )
+
+
+def _starving(job: JobInfo) -> bool:
+    return job.ready_task_num() + job.waiting_task_num() < job.min_available
+
+
+class GangPlugin(BasePlugin):
+    name = NAME
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        ssn.register("job_valid", NAME, _valid)
+        ssn.register("job_order", NAME, _order)
+        ssn.register("job_ready", NAME, _ready)
+        ssn.register("job_pipelined", NAME, _pipelined)
+        ssn.register("job_starving", NAME, _starving)
+        ssn.register("preemptable", NAME, self.victims)
+        ssn.register("reclaimable", NAME, self.victims)
+
+    def victims(self, _: TaskInfo, candidates: Sequence[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        """Only tasks beyond a job's minAvailable may go: evicting never breaks a gang."""
+        occupied: dict[str, int] = {}
+        victims = []
+        for task in candidates:
+            job = self.ssn.jobs[task.job]
+            left = occupied.setdefault(job.key, job.ready_task_num())
+            if left > job.min_available:
+                occupied[job.key] = left - 1
+                victims.append(task)
+        return victims, PERMIT
+
+    def on_session_close(self, ssn: Session) -> None:
+        for job in ssn.jobs.values():
+            if _ready(job):
+                ssn.set_condition(
+                    job,
+                    SCHEDULED,
+                    Status(
+                        code=Code.SUCCESS,
+                        reason="Scheduled",
+                        message="tasks in gang are ready to be scheduled",
+                        plugin=NAME,
+                    ),
+                )
+            else:
+                reason, message = unschedulable_message(job)
+                ssn.set_condition(
+                    job, UNSCHEDULABLE, Status(reason=reason, message=message, plugin=NAME)
+                )
+
+
+def new(arguments: dict[str, Any]) -> GangPlugin:
+    Arguments(arguments)
+    return GangPlugin()

@@ -1,0 +1,146 @@
+"""nodeorder: kube-scheduler's scoring, weighted as Volcano's ``<name>.weight`` arguments.
+
+least/most requested and balanced allocation use kube-scheduler's integer maths on cpu and
+memory (scores 0-100); preferred node affinity and PreferNoSchedule taints are normalised
+over the nodes scored, which makes them depend on other rows (no per-row caching then).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from services.scheduler.api import NodeTable, TaskInfo
+from services.scheduler.api.resources import FloatVec, IntVec
+from services.scheduler.framework.extension import Rows
+from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.predicates import _term_matches, tolerates
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+NAME = "nodeorder"
+MAX_SCORE = 100
+# Volcano's defaults: mostrequested is off unless weighted.
+WEIGHTS = {
+    "nodeaffinity.weight": 1,
+    "podaffinity.weight": 1,
+    "leastrequested.weight": 1,
+    "balancedresource.weight": 1,
+    "mostrequested.weight": 0,
+    "tainttoleration.weight": 1,
+    "imagelocality.weight": 1,
+    "podtopologyspread.weight": 2,
+    "selectorspread.weight": 0,
+}
+_CPU, _MEMORY = 0, 1
+
+
+def _per_resource(alloc: IntVec, requested: IntVec, *, least: bool) -> IntVec:
+    safe = np.where(alloc > 0, alloc, 1)
+    if least:
+        raw = (alloc - requested) * MAX_SCORE // safe
+    else:
+        raw = requested * MAX_SCORE // safe
+    result: IntVec = np.where((alloc <= 0) | (requested > alloc), 0, raw)
+    return result
+
+
+def requested_score(nodes: NodeTable, req: IntVec, rows: Rows, *, least: bool) -> FloatVec:
+    """kube-scheduler LeastAllocated/MostAllocated over cpu and memory, weight 1 each."""
+    alloc = nodes.allocatable[rows][:, :2]
+    requested = nodes.used[rows][:, :2] + req[:2]
+    scores = _per_resource(alloc, requested, least=least)
+    counted = (alloc > 0).sum(axis=1)
+    total = scores.sum(axis=1)
+    out: FloatVec = np.where(counted > 0, total // np.maximum(counted, 1), 0).astype(np.float64)
+    return out
+
+
+def balanced_score(nodes: NodeTable, req: IntVec, rows: Rows) -> FloatVec:
+    alloc = nodes.allocatable[rows][:, :2].astype(np.float64)
+    requested = (nodes.used[rows][:, :2] + req[:2]).astype(np.float64)
+    fraction = np.minimum(np.divide(requested, alloc, out=np.ones_like(alloc), where=alloc > 0), 1)
+    std = np.abs(fraction[:, 0] - fraction[:, 1]) / 2
+    out: FloatVec = np.floor((1 - std) * MAX_SCORE)
+    return out
+
+
+class NodeOrderPlugin(BasePlugin):
+    name = NAME
+
+    def __init__(self, args: Arguments) -> None:
+        self.weights = {key: args.integer(key, default) for key, default in WEIGHTS.items()}
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.prefer_taints = any(
+            t.effect == "PreferNoSchedule" for c in ssn.nodes.classes for t in c.taints
+        )
+        ssn.register("node_order", NAME, self)
+
+    def _preferred(self, task: TaskInfo) -> list[Any]:
+        affinity = task.pod.spec.affinity
+        node = affinity.nodeAffinity if affinity else None
+        return list(node.preferredDuringSchedulingIgnoredDuringExecution) if node else []
+
+    def row_local(self, task: TaskInfo) -> bool:
+        if self.weights["nodeaffinity.weight"] and self._preferred(task):
+            return False
+        return not (self.prefer_taints and self.weights["tainttoleration.weight"])
+
+    def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
+        w = self.weights
+        req = task.request
+        total = np.zeros(len(nodes.class_of[rows]), dtype=np.float64)
+        if w["leastrequested.weight"]:
+            total += requested_score(nodes, req, rows, least=True) * w["leastrequested.weight"]
+        if w["mostrequested.weight"]:
+            total += requested_score(nodes, req, rows, least=False) * w["mostrequested.weight"]
+        if w["balancedresource.weight"]:
+            total += balanced_score(nodes, req, rows) * w["balancedresource.weight"]
+        if w["nodeaffinity.weight"] and self._preferred(task):
+            total += self._affinity(task, nodes, rows) * w["nodeaffinity.weight"]
+        if w["tainttoleration.weight"] and self.prefer_taints:
+            total += self._taints(task, nodes, rows) * w["tainttoleration.weight"]
+        return total
+
+    def _affinity(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
+        per_class = np.array(
+            [
+                sum(
+                    p.weight for p in self._preferred(task) if _term_matches(p.preference, c.labels)
+                )
+                for c in nodes.classes
+            ],
+            dtype=np.float64,
+        )
+        raw = per_class[nodes.class_of[rows]]
+        top = raw.max() if len(raw) else 0.0
+        out: FloatVec = np.floor(raw * MAX_SCORE / top) if top > 0 else raw
+        return out
+
+    def _taints(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
+        tolerations = task.pod.spec.tolerations
+        per_class = np.array(
+            [
+                sum(
+                    1
+                    for t in c.taints
+                    if t.effect == "PreferNoSchedule"
+                    and not any(tolerates(tol, t) for tol in tolerations)
+                )
+                for c in nodes.classes
+            ],
+            dtype=np.float64,
+        )
+        raw = per_class[nodes.class_of[rows]]
+        top = raw.max() if len(raw) else 0.0
+        out: FloatVec = (
+            np.floor(MAX_SCORE - raw * MAX_SCORE / top) if top > 0 else np.full_like(raw, 100)
+        )
+        return out
+
+
+def new(arguments: dict[str, Any]) -> NodeOrderPlugin:
+    return NodeOrderPlugin(Arguments(arguments, known=WEIGHTS))

@@ -1,0 +1,58 @@
+"""priority: order jobs and tasks by PriorityClass; only lower priority may be preempted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from services.scheduler.api import JobInfo, TaskInfo
+from services.scheduler.framework.extension import PERMIT
+from services.scheduler.plugins.base import Arguments, BasePlugin
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+NAME = "priority"
+
+
+class PriorityPlugin(BasePlugin):
+    name = NAME
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        ssn.register("job_order", NAME, _job_key)
+        ssn.register("task_order", NAME, _task_key)
+        ssn.register("preemptable", NAME, self.preemptable)
+        ssn.register("job_starving", NAME, _starving)
+
+    def preemptable(
+        self, preemptor: TaskInfo, candidates: Sequence[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        jobs = self.ssn.jobs
+        mine = jobs[preemptor.job]
+        victims = []
+        for task in candidates:
+            if task.job != preemptor.job:
+                if jobs[task.job].priority >= mine.priority:
+                    continue
+            elif task.priority >= preemptor.priority:
+                continue
+            victims.append(task)
+        return victims, PERMIT
+
+
+def _job_key(job: JobInfo) -> float:
+    return -float(job.priority)
+
+
+def _task_key(task: TaskInfo) -> float:
+    return -float(task.priority)
+
+
+def _starving(job: JobInfo) -> bool:
+    return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
+
+
+def new(arguments: dict[str, Any]) -> PriorityPlugin:
+    Arguments(arguments)
+    return PriorityPlugin()

@@ -1,0 +1,86 @@
+"""Per-queue resource accounting shared by proportion and capacity (Volcano ``queueAttr``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from services.scheduler.api import JobInfo, QueueInfo
+from services.scheduler.api.job import INQUEUE, RUNNING
+from services.scheduler.api.resources import FloatVec, ResourceSpace
+from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
+
+
+class QueueAttr:
+    """What a queue holds (allocated), wants (request), has admitted (inqueue) and may get."""
+
+    __slots__ = (
+        "allocated",
+        "capability",
+        "deserved",
+        "elastic",
+        "guarantee",
+        "inqueue",
+        "name",
+        "real_capability",
+        "request",
+        "share",
+        "weight",
+    )
+
+    def __init__(self, queue: QueueInfo, space: ResourceSpace) -> None:
+        self.name = queue.name
+        self.weight = queue.weight
+        self.allocated = space.zeros()
+        self.request = space.zeros()
+        self.inqueue = space.zeros()
+        self.elastic = space.zeros()
+        self.deserved = space.zeros()
+        self.capability = queue.capability.copy()
+        self.guarantee = queue.guarantee.copy()
+        self.real_capability = queue.capability.copy()
+        self.share = 0.0
+
+
+def total_resource(ssn: Session) -> FloatVec:
+    total: FloatVec = ssn.nodes.allocatable.sum(axis=0).astype(np.float64)
+    total[ssn.space.pods] = 0.0
+    return total
+
+
+def job_allocated(job: JobInfo) -> FloatVec:
+    total = np.zeros(0)
+    for task in job.tasks.values():
+        if task.status in ALLOCATED_STATUSES:
+            total = task.qreq.copy() if not len(total) else total + task.qreq
+    return total
+
+
+def account_job(attr: QueueAttr, job: JobInfo) -> None:
+    """Volcano's per-job additions to its queue at session open."""
+    allocated = np.zeros_like(attr.allocated)
+    for task in job.tasks.values():
+        if task.status in ALLOCATED_STATUSES:
+            allocated += task.qreq
+        elif task.status is TaskStatus.PENDING:
+            attr.request += task.qreq
+    attr.allocated += allocated
+    attr.request += allocated
+    minimum = job.min_resources
+    if job.phase == INQUEUE and minimum is not None:
+        attr.inqueue += minimum
+    if (
+        job.phase == RUNNING
+        and minimum is not None
+        and job.allocated_task_num() >= job.min_available
+    ):
+        attr.inqueue += np.maximum(minimum - allocated, 0)
+    attr.elastic += np.maximum(allocated - (minimum if minimum is not None else 0), 0)
+
+
+def describe(space: ResourceSpace, vector: FloatVec) -> str:
+    return space.describe(np.where(np.isfinite(vector), np.round(vector), 0))

@@ -1,0 +1,53 @@
+"""What a session decided: binds, evictions, pipelined placements, PodGroup updates, reasons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from services.scheduler.framework.status import FitErrors, Status
+from shared.models import Condition
+
+
+class PodGroupUpdate(msgspec.Struct, kw_only=True):
+    """The PodGroup status the binder should write: phase and the full condition list."""
+
+    phase: str
+    conditions: list[Condition] = []
+
+
+class JobReasons(msgspec.Struct, kw_only=True):
+    """Why a job is where it is: the condition message, verdicts per plugin, node histograms."""
+
+    job: str
+    queue: str
+    phase: str
+    message: str = ""
+    plugins: dict[str, list[Status]] = {}
+    tasks: dict[str, FitErrors] = {}
+
+
+class SessionResult(msgspec.Struct, kw_only=True):
+    binds: dict[str, str] = {}
+    evictions: list[str] = []
+    pipelined: dict[str, str] = {}
+    pod_groups: dict[str, PodGroupUpdate] = {}
+    reasons: dict[str, JobReasons] = {}
+    # Pods left out of the session and why (no PodGroup, invalid resources).
+    skipped: dict[str, str] = {}
+
+    def decisions(self) -> dict[str, Any]:
+        """The ``shoal simulate schedule`` document (sorted keys, conditions without noise)."""
+        return {
+            "binds": dict(sorted(self.binds.items())),
+            "evictions": sorted(self.evictions),
+            "pipelined": dict(sorted(self.pipelined.items())),
+            "podGroups": {
+                key: {
+                    "phase": update.phase,
+                    "conditions": [msgspec.to_builtins(c) for c in update.conditions],
+                }
+                for key, update in sorted(self.pod_groups.items())
+            },
+        }

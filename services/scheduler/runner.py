@@ -1,0 +1,129 @@
+"""``run_session``: one scheduling cycle as a pure function of a snapshot, a conf and a clock.
+
+This is exactly what the service runs every cycle and what ``shoal simulate schedule``,
+replay and the tests call: build the cluster, open the plugins, drop invalid jobs (with a
+condition saying why), run the actions in order, close the plugins, report.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from services.scheduler.actions import default_actions
+from services.scheduler.api import JobInfo
+from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
+from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, new_phase
+from services.scheduler.framework.extension import ActionFactory, PluginFactory
+from services.scheduler.framework.registry import Registry
+from services.scheduler.framework.session import Session
+from services.scheduler.framework.status import Code, Status
+from services.scheduler.plugins import default_plugins
+from services.scheduler.result import JobReasons, PodGroupUpdate, SessionResult
+from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES, Snapshot, build_cluster
+from shared.models import Condition
+
+
+def default_conf(
+    plugins: Registry[PluginFactory] | None = None, actions: Registry[ActionFactory] | None = None
+) -> SchedulerConf:
+    return parse_conf(
+        DEFAULT_CONF,
+        plugins=plugins or default_plugins(),
+        actions=actions or default_actions(),
+        source="default conf",
+    )
+
+
+def run_session(
+    snapshot: Snapshot,
+    conf: SchedulerConf,
+    now: datetime,
+    *,
+    plugins: Registry[PluginFactory] | None = None,
+    actions: Registry[ActionFactory] | None = None,
+    scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES,
+) -> SessionResult:
+    plugins = plugins or default_plugins()
+    actions = actions or default_actions()
+    cluster = build_cluster(snapshot, scheduler_names=scheduler_names)
+    rejected: dict[str, tuple[JobInfo, Status]] = {
+        key: (cluster.jobs.pop(key), status) for key, status in cluster.job_errors.items()
+    }
+    instances = [plugins.get(o.name)(dict(o.arguments)) for tier in conf.tiers for o in tier]
+    ssn = Session(cluster, tiers=conf.tiers, plugins=instances, actions=conf.actions, now=now)
+    for plugin in instances:
+        plugin.on_session_open(ssn)
+    ssn.seal()
+    for job in list(ssn.jobs.values()):
+        status = ssn.job_valid(job)
+        if status is not None:
+            rejected[job.key] = (ssn.jobs.pop(job.key), status)
+    for name in conf.actions:
+        actions.get(name)().execute(ssn)
+    for plugin in instances:
+        plugin.on_session_close(ssn)
+    return _result(ssn, rejected, cluster.skipped)
+
+
+def _timestamp(now: datetime) -> str:
+    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _conditions(job: JobInfo, new: dict[str, Status], now: str) -> list[Condition]:
+    merged = {c.type: c for c in job.pod_group.status.conditions}
+    for kind, status in new.items():
+        merged[kind] = Condition(
+            type=kind,
+            status="True",
+            reason=status.reason,
+            message=status.message,
+            lastTransitionTime=now,
+        )
+    if SCHEDULED in new and merged.get(UNSCHEDULABLE) is not None:
+        old = merged[UNSCHEDULABLE]
+        if old.status == "True":
+            merged[UNSCHEDULABLE] = Condition(
+                type=UNSCHEDULABLE, status="False", reason="Scheduled", lastTransitionTime=now
+            )
+    return [merged[k] for k in sorted(merged)]
+
+
+def _reasons(job: JobInfo, phase: str, message: str) -> JobReasons:
+    return JobReasons(
+        job=job.key,
+        queue=job.queue,
+        phase=phase,
+        message=message,
+        plugins={k: list(v) for k, v in sorted(job.reasons.items())},
+        tasks=dict(sorted(job.fit_errors.items())),
+    )
+
+
+def _result(
+    ssn: Session, rejected: dict[str, tuple[JobInfo, Status]], skipped: dict[str, str]
+) -> SessionResult:
+    now = _timestamp(ssn.now)
+    result = SessionResult(
+        binds=ssn.binds,
+        evictions=sorted(ssn.evictions),
+        pipelined={k: v for k, v in ssn.pipelined.items() if k not in ssn.binds},
+        skipped=dict(sorted(skipped.items())),
+    )
+    for job in ssn.jobs.values():
+        new = ssn.conditions.get(job.key, {})
+        unschedulable = UNSCHEDULABLE in new and new[UNSCHEDULABLE].code is not Code.SUCCESS
+        phase = new_phase(job, unschedulable=unschedulable)
+        result.pod_groups[job.key] = PodGroupUpdate(
+            phase=phase, conditions=_conditions(job, new, now)
+        )
+        message = new[UNSCHEDULABLE].message if unschedulable else ""
+        result.reasons[job.key] = _reasons(job, phase, message)
+    for key, (job, status) in sorted(rejected.items()):
+        job.record(status)
+        result.pod_groups[key] = PodGroupUpdate(
+            phase=job.phase, conditions=_conditions(job, {UNSCHEDULABLE: status}, now)
+        )
+        result.reasons[key] = _reasons(job, job.phase, status.message)
+    result.pod_groups = dict(sorted(result.pod_groups.items()))
+    result.reasons = dict(sorted(result.reasons.items()))
+    return result

@@ -1,0 +1,243 @@
+"""The scheduler service: rebuild the cache from the log, then decide every cycle while leading.
+
+Start-up reads the state topics from the beginning to their high watermark (``/readyz`` turns
+ready), then follows them live, together with the binder's results. Only the leader (see
+``leadership``) runs cycles: a cycle opens a session on a view of the cache (assumed bindings
+applied), publishes the decisions with the leader's epoch, and records the cycle's inputs on the
+cycles topic for ``shoal replay``. A cycle runs every ``period`` and sooner after a change (no
+more often than ``min_interval``). The scheduler never calls the API server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+from prometheus_client import Counter, Gauge, Histogram
+
+from services.scheduler.cycle import decide
+from services.scheduler.leadership import (
+    Leadership,
+    run_group_leadership,
+    run_static_leadership,
+)
+from services.scheduler.state import SchedulerState
+from shared.bus import Bus, Outgoing, Record
+from shared.events import (
+    CycleRecorded,
+    Envelope,
+    PodBindDecided,
+    PodEvictDecided,
+    Result,
+    StateEvent,
+    encode,
+    result_decoder,
+    state_decoder,
+)
+from shared.service import ServiceShell
+
+STATE_KINDS = ("Pod", "Node", "PodGroup", "Queue", "PriorityClass", "ConfigMap")
+
+
+class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How the scheduler cycles and who leads."""
+
+    period: Annotated[float, Meta(gt=0, description="longest time between cycles (s)")] = 1.0
+    min_interval: Annotated[
+        float, Meta(ge=0, description="shortest time between cycles when changes arrive (s)")
+    ] = 0.1
+    assume_ttl: Annotated[
+        float, Meta(gt=0, description="forget an unconfirmed bind/evict decision after (s)")
+    ] = 60.0
+    scheduler_names: Annotated[
+        tuple[str, ...], Meta(description="spec.schedulerName values this scheduler handles")
+    ] = ("volcano", "shoal")
+    leader_group: Annotated[str, Meta(description="consumer group that elects the leader")] = (
+        "shoal-scheduler"
+    )
+    standalone: Annotated[bool, Meta(description="lead without an election (one replica only)")] = (
+        False
+    )
+    record_cycles: Annotated[bool, Meta(description="write each cycle to the cycles topic")] = True
+    conf: Annotated[
+        str,
+        Meta(
+            description="volcano-scheduler.conf path; empty: the volcano-scheduler-configmap "
+            "ConfigMap from the state topics, else Volcano's default conf"
+        ),
+    ] = ""
+
+
+class Metrics:
+    def __init__(self, shell: ServiceShell) -> None:
+        r = shell.registry
+        self.cycles = Counter("shoal_scheduler_cycles", "cycles run", registry=r)
+        self.session = Histogram("shoal_scheduler_session_seconds", "session time", registry=r)
+        self.decisions = Counter(
+            "shoal_scheduler_decisions", "decisions published", ["type"], registry=r
+        )
+        self.assumed = Gauge("shoal_scheduler_assumed_pods", "unconfirmed binds", registry=r)
+        self.epoch = Gauge("shoal_scheduler_epoch", "leadership epoch (0: standby)", registry=r)
+
+
+class Scheduler:
+    def __init__(self, *, shell: ServiceShell, bus: Bus, settings: SchedulerSettings) -> None:
+        self.shell = shell
+        self.bus = bus
+        self.settings = settings
+        self.topics = shell.topics
+        self.state = SchedulerState(assume_ttl=settings.assume_ttl)
+        self.leadership = Leadership()
+        self.metrics = Metrics(shell)
+        self.changed = asyncio.Event()
+        self.cycle = 0
+        self.identity = f"{socket.gethostname()}-{os.getpid()}"
+        self.conf_text = Path(settings.conf).read_text() if settings.conf else None
+
+    def state_topics(self) -> list[str]:
+        return sorted({self.topics.state(kind) for kind in STATE_KINDS})
+
+    async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
+        self.state.apply_state(records)
+        self.changed.set()
+
+    async def on_results(self, records: Sequence[Record[Result]]) -> None:
+        self.state.apply_results(record.value for record in records)
+        self.changed.set()
+
+    async def start(self, stopping: asyncio.Event) -> list[asyncio.Task[None]]:
+        """Rebuild, then start following; returns the follower tasks."""
+        t = self.topics
+        await self.bus.create_topics([*self.state_topics(), *t.decisions(), t.results, t.cycles])
+        started = time.monotonic()
+        snap = await self.bus.rebuild(topics=self.state_topics(), decode=state_decoder.decode)
+        self.state.apply_state(snap.records)
+        results = await self.bus.rebuild(topics=[t.results], decode=result_decoder.decode)
+        self.shell.log.info(
+            "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)
+        )
+        self.shell.readiness.mark_ready()
+        return [
+            asyncio.create_task(
+                self.bus.follow(
+                    positions=snap.positions,
+                    decode=state_decoder.decode,
+                    handler=self.on_state,
+                    stopping=stopping,
+                ),
+                name="follow state",
+            ),
+            asyncio.create_task(
+                self.bus.follow(
+                    positions=results.positions,
+                    decode=result_decoder.decode,
+                    handler=self.on_results,
+                    stopping=stopping,
+                ),
+                name="follow results",
+            ),
+        ]
+
+    async def run_cycle(self) -> list[Envelope]:
+        now = time.time()
+        self.cycle += 1
+        self.state.expire(now)
+        started = time.perf_counter()
+        view = self.state.view()
+        if self.conf_text is not None:
+            view.conf_text = self.conf_text
+        result = decide(view, now=now, scheduler_names=self.settings.scheduler_names)
+        session_s = time.perf_counter() - started
+        epoch = self.leadership.epoch
+        envelopes = self.state.decisions(
+            result, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
+        )
+        await self.publish(envelopes)
+        self.metrics.cycles.inc()
+        self.metrics.session.observe(session_s)
+        self.metrics.assumed.set(len(self.state.assumed))
+        if self.settings.record_cycles:
+            record = CycleRecorded(
+                key="cycle",
+                cycle=self.cycle,
+                now=now,
+                epoch=epoch,
+                producer=self.identity,
+                positions=dict(self.state.positions),
+                assumed={k: a.node for k, a in self.state.assumed.items()},
+                evicting=sorted(self.state.evicting),
+                binds=result.binds,
+                evictions=result.evictions,
+                pipelined=result.pipelined,
+                podgroups={k: str(v.get("phase", "")) for k, v in result.podgroups.items()},
+                session_ms=round(session_s * 1000, 3),
+            )
+            await self.bus.produce(self.topics.cycles, encode(record), key=b"cycle")
+        return envelopes
+
+    async def publish(self, envelopes: list[Envelope]) -> None:
+        by_topic: dict[str, list[Outgoing]] = {}
+        for e in envelopes:
+            if isinstance(e, PodBindDecided):
+                topic = self.topics.binds
+            elif isinstance(e, PodEvictDecided):
+                topic = self.topics.evictions
+            else:
+                topic = self.topics.podgroup_status
+            by_topic.setdefault(topic, []).append(Outgoing(value=encode(e), key=e.key.encode()))
+            self.metrics.decisions.labels(type(e).__name__).inc()
+        await asyncio.gather(*(self.bus.produce_many(t, r) for t, r in by_topic.items()))
+
+    async def cycles(self, stopping: asyncio.Event) -> None:
+        s = self.settings
+        last = 0.0
+        while not stopping.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), timeout=s.period)
+            wait = s.min_interval - (time.monotonic() - last)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.changed.clear()
+            self.metrics.epoch.set(self.leadership.epoch)
+            if self.leadership.leading and not stopping.is_set():
+                last = time.monotonic()
+                try:
+                    await self.run_cycle()
+                except Exception:  # a bad cycle must not end the scheduler; the next one retries
+                    self.shell.log.exception("cycle failed", cycle=self.cycle)
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        followers = await self.start(stopping)
+        if self.settings.standalone:
+            leader = run_static_leadership(self.leadership, stopping)
+        else:
+            leader = run_group_leadership(
+                bus=self.bus,
+                kafka=self.shell.kafka,
+                topic=self.topics.prefix + "scheduler.leader",
+                group=self.settings.leader_group,
+                identity=self.identity,
+                leadership=self.leadership,
+                stopping=stopping,
+            )
+        tasks = [
+            *followers,
+            asyncio.create_task(leader, name="leadership"),
+            asyncio.create_task(self.cycles(stopping), name="cycles"),
+        ]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

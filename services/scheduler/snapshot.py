@@ -1,0 +1,223 @@
+"""From typed Kubernetes objects to a session's ``Cluster``.
+
+What the builder decides, as Volcano's cache does: pods bound to a node consume it whatever
+their scheduler (terminated pods free it; pods being deleted are *releasing*). Pods for our
+schedulers (``volcano``/``shoal`` by default) join the job of the PodGroup named by the
+``scheduling.k8s.io/group-name`` annotation; pods without a PodGroup are skipped with a reason
+(the job controller creates PodGroups). The ``default`` queue exists even if not listed.
+Bad data is contained: a job whose pod has an unparsable quantity, or whose queue does not
+exist, is reported with a reason and left out; the rest of the cluster is still scheduled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from services.scheduler.api import JobInfo, NodeTable, QueueInfo, ResourceSpace, TaskInfo
+from services.scheduler.api.cluster import Cluster
+from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
+from services.scheduler.framework.status import Code, Status
+from shared.errors import QuantityError
+from shared.models import Model, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.models.volcano import GROUP_NAME_ANNOTATION
+from shared.resources import PODS, Resources, pod_requests
+
+DEFAULT_SCHEDULER_NAMES = frozenset({"volcano", "shoal"})
+DEFAULT_QUEUE = "default"
+# kubelet's default max-pods, for nodes that do not report a ``pods`` allocatable.
+DEFAULT_MAX_PODS = 110
+SNAPSHOT = "snapshot"
+
+
+class Snapshot(msgspec.Struct, kw_only=True):
+    """The objects one session looks at, as the cache (or a manifest file) holds them."""
+
+    nodes: list[Node] = []
+    queues: list[Queue] = []
+    pod_groups: list[PodGroup] = []
+    pods: list[Pod] = []
+    priority_classes: list[PriorityClass] = []
+
+    @classmethod
+    def of(cls, objects: Iterable[Model]) -> Snapshot:
+        snap = cls()
+        for obj in objects:
+            if isinstance(obj, Node):
+                snap.nodes.append(obj)
+            elif isinstance(obj, Queue):
+                snap.queues.append(obj)
+            elif isinstance(obj, PodGroup):
+                snap.pod_groups.append(obj)
+            elif isinstance(obj, Pod):
+                snap.pods.append(obj)
+            elif isinstance(obj, PriorityClass):
+                snap.priority_classes.append(obj)
+        return snap
+
+
+def _key(meta_namespace: str | None, name: str) -> str:
+    return f"{meta_namespace or 'default'}/{name}"
+
+
+class _Priorities:
+    def __init__(self, classes: list[PriorityClass]) -> None:
+        self.values = {pc.metadata.name: pc.value for pc in classes}
+        self.default = next((pc.value for pc in classes if pc.globalDefault), 0)
+
+    def of(self, name: str | None, explicit: int | None = None) -> int:
+        if explicit is not None:
+            return explicit
+        if name and name in self.values:
+            return self.values[name]
+        return self.default
+
+
+def _quantities(resource_list: dict[str, str | int | float]) -> Resources:
+    return Resources.from_list(resource_list)
+
+
+def build_cluster(
+    snapshot: Snapshot, *, scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES
+) -> Cluster:
+    """The session's working copy; never raises on bad objects, reports them instead."""
+    skipped: dict[str, str] = {}
+    job_errors: dict[str, Status] = {}
+    names: set[str] = set()
+
+    node_resources: list[Resources] = []
+    nodes = sorted(snapshot.nodes, key=lambda n: n.metadata.name)
+    for node in nodes:
+        try:
+            res = _quantities(node.status.allocatable or node.status.capacity)
+        except QuantityError as exc:
+            skipped[f"node/{node.metadata.name}"] = f"invalid allocatable: {exc}"
+            res = Resources()
+        if PODS not in res:
+            res = res + {PODS: DEFAULT_MAX_PODS * 1000}
+        node_resources.append(res)
+        names.update(res)
+
+    pod_reqs: dict[int, Resources] = {}
+    bad_pods: dict[int, str] = {}
+    for i, pod in enumerate(snapshot.pods):
+        try:
+            pod_reqs[i] = pod_requests(pod)
+            names.update(pod_reqs[i])
+        except QuantityError as exc:
+            bad_pods[i] = str(exc)
+
+    queue_models = {q.metadata.name: q for q in snapshot.queues}
+    if DEFAULT_QUEUE not in queue_models:
+        queue_models[DEFAULT_QUEUE] = msgspec.convert(
+            {"metadata": {"name": DEFAULT_QUEUE}, "spec": {"weight": 1}}, Queue
+        )
+    if any(q.spec.parent for q in queue_models.values()) and "root" not in queue_models:
+        queue_models["root"] = msgspec.convert({"metadata": {"name": "root"}}, Queue)
+    bad_queues: dict[str, str] = {}
+    for name, queue in queue_models.items():
+        try:
+            guarantee = queue.spec.guarantee.resource if queue.spec.guarantee else {}
+            for quota in (queue.spec.capability, queue.spec.deserved, guarantee):
+                names.update(_quantities(quota))
+        except QuantityError as exc:
+            bad_queues[name] = str(exc)
+    group_mins: dict[str, Resources | None] = {}
+    for pg in snapshot.pod_groups:
+        key = _key(pg.metadata.namespace, pg.metadata.name)
+        try:
+            group_mins[key] = _quantities(pg.spec.minResources) if pg.spec.minResources else None
+            names.update(group_mins[key] or ())
+        except QuantityError as exc:
+            job_errors[key] = Status(
+                code=Code.UNRESOLVABLE,
+                reason="InvalidQuantity",
+                message=f"spec.minResources: {exc}",
+                plugin=SNAPSHOT,
+            )
+
+    space = ResourceSpace(names)
+    table = NodeTable(nodes, [space.vector(r) for r in node_resources], space)
+    queues = {
+        name: QueueInfo(queue_models[name], space)
+        for name in sorted(queue_models)
+        if name not in bad_queues
+    }
+    priorities = _Priorities(snapshot.priority_classes)
+
+    jobs: dict[str, JobInfo] = {}
+    for pg in sorted(
+        snapshot.pod_groups, key=lambda p: _key(p.metadata.namespace, p.metadata.name)
+    ):
+        key = _key(pg.metadata.namespace, pg.metadata.name)
+        minimum = group_mins.get(key)
+        job = JobInfo(
+            pg,
+            priority=priorities.of(pg.spec.priorityClassName),
+            min_resources=space.quota(minimum) if minimum is not None else None,
+        )
+        jobs[key] = job
+        if job.queue in bad_queues:
+            job_errors.setdefault(
+                key, _status("InvalidQueue", f"queue {job.queue}: {bad_queues[job.queue]}")
+            )
+        elif job.queue not in queues:
+            job_errors.setdefault(
+                key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
+            )
+
+    order = sorted(range(len(snapshot.pods)), key=lambda i: _pod_key(snapshot.pods[i]))
+    for i in order:
+        pod = snapshot.pods[i]
+        pod_key = _pod_key(pod)
+        handled = (pod.spec.schedulerName or "default-scheduler") in scheduler_names
+        group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
+        job = jobs.get(_key(pod.metadata.namespace, group)) if group else None
+        if i in bad_pods:
+            if handled and job is not None:
+                job_errors.setdefault(
+                    job.key, _status("InvalidQuantity", f"pod {pod_key}: {bad_pods[i]}")
+                )
+            skipped[pod_key] = f"invalid resources: {bad_pods[i]}"
+            continue
+        request = space.vector(pod_reqs[i])
+        status = pod_status(pod)
+        if handled and job is not None:
+            task = TaskInfo(
+                pod=pod,
+                job=job.key,
+                request=request,
+                pods_column=space.pods,
+                priority=priorities.of(pod.spec.priorityClassName, pod.spec.priority),
+            )
+            job.add_task(task)
+        else:
+            if handled:
+                skipped[pod_key] = (
+                    f"PodGroup {group!r} not found"
+                    if group
+                    else "no PodGroup (group-name annotation)"
+                )
+            if status in TERMINATED_STATUSES or not pod.spec.nodeName:
+                continue
+            task = TaskInfo(pod=pod, job="", request=request, pods_column=space.pods, priority=0)
+        row = table.index.get(pod.spec.nodeName or "", -1)
+        if (
+            row >= 0
+            and task.status not in TERMINATED_STATUSES
+            and task.status is not TaskStatus.PENDING
+        ):
+            table.add(row, task)
+    table.changes.clear()
+    return Cluster(
+        space=space, nodes=table, queues=queues, jobs=jobs, job_errors=job_errors, skipped=skipped
+    )
+
+
+def _pod_key(pod: Pod) -> str:
+    return _key(pod.metadata.namespace, pod.metadata.name)
+
+
+def _status(reason: str, message: str) -> Status:
+    return Status(code=Code.UNRESOLVABLE, reason=reason, message=message, plugin=SNAPSHOT)
