@@ -176,7 +176,7 @@ class SchedulerState:
                 )
             )
         for key, status in sorted(result.podgroups.items()):
-            digest = msgspec.json.encode(status)
+            digest = msgspec.json.encode(_comparable(status))
             if self.published.get(key) == digest or self._observed_equal(key, status):
                 self.published[key] = digest
                 continue
@@ -196,5 +196,21 @@ class SchedulerState:
         pg = self.cache.get(PODGROUP, key)
         if not isinstance(pg, PodGroup):
             return False
-        observed = msgspec.to_builtins(pg.status.conditions)
-        return bool(pg.status.phase == status.get("phase") and observed == status.get("conditions"))
+        observed = {
+            "phase": pg.status.phase,
+            "conditions": msgspec.to_builtins(pg.status.conditions),
+        }
+        return _comparable(observed) == _comparable(status)
+
+
+_VOLATILE = frozenset({"lastTransitionTime", "lastProbeTime", "lastUpdateTime", "transitionID"})
+
+
+def _comparable(status: dict[str, Any]) -> dict[str, Any]:
+    """A PodGroup status without timestamps: what decides whether it changed."""
+    conditions = [
+        {k: v for k, v in c.items() if k not in _VOLATILE}
+        for c in status.get("conditions") or []
+        if isinstance(c, dict)
+    ]
+    return {"phase": status.get("phase"), "conditions": conditions}
