@@ -11,7 +11,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from services.jobcontroller.service import JobControllerSettings, run_jobcontroller
+    from services.jobcontroller.service import (
+        JobControllerSettings,
+        check_settings,
+        run_jobcontroller,
+    )
     from shared.bus.kafka import KafkaBus
     from shared.config import load_settings
     from shared.kube import KubeClient
@@ -19,6 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     shell = ServiceShell.from_env("jobcontroller")
     settings = load_settings(JobControllerSettings, prefix="SHOAL_JOBCONTROLLER_")
+    check_settings(settings)
 
     async def main() -> int:
         kube = await KubeClient.connect(args.kubeconfig or shell.kube.kubeconfig or None)

@@ -1,9 +1,9 @@
 """Executing one sync's ``Actions`` against the API server, with expectations.
 
 Order: interim status, patches, deletions, creations (slow-start batches), status, consumed
-Commands, the job's own deletion, Events. Expectations are raised before each deletion (by
-uid) and creation batch (by count) and lowered again when the call fails, or — for deletions
-and AlreadyExists creations, which produce no new event — when the call's outcome is final;
+Commands, the job's own deletion, Events; a failure skips the steps after it (but not Events).
+Expectations are raised before each deletion (by uid) and creation batch (by count) and
+lowered again at once when the call fails or answers AlreadyExists (no event will follow);
 otherwise the cache lowers them when it observes the ADDED/DELETED event.
 
 Idempotency: a create answered 409 AlreadyExists is success (names are deterministic, so it is
@@ -138,10 +138,15 @@ class ActionExecutor:
         rt = _rt_of(job_obj)
         if actions.interim_status is not None:
             await self._status(rt, job.key, actions.interim_status, outcome)
-        patched = await self._patches(actions, outcome) if not outcome.failed else False
-        if patched:
+        if not outcome.failed:
+            await self._patches(actions, outcome)
+        if not outcome.failed:
             await self._deletions(job, actions, outcome)
             await self._creations(job, actions, outcome)
+        # The status (and a consumed Command) records what the sync achieved: after a failure
+        # it would claim objects that do not exist (e.g. a Volcano plugin's controlledResources),
+        # so it is left to the requeued sync, which recomputes it from what does.
+        if not outcome.failed:
             if actions.status is not None:
                 await self._status(rt, job.key, actions.status, outcome)
             await self._consume_commands(actions, outcome)
@@ -161,7 +166,7 @@ class ActionExecutor:
             if not (isinstance(exc, ApiError) and exc.status == 404):
                 outcome.errors.append(exc)
 
-    async def _patches(self, actions: Actions, outcome: Outcome) -> bool:
+    async def _patches(self, actions: Actions, outcome: Outcome) -> None:
         for patch in actions.patch:
             namespace, name = _split(patch.key)
             rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
@@ -172,7 +177,6 @@ class ActionExecutor:
             except CALL_ERRORS as exc:
                 if not (isinstance(exc, ApiError) and exc.status == 404):
                     outcome.errors.append(exc)
-        return not outcome.failed
 
     async def _deletions(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
         kinds = actions.delete_kinds or ["Pod"] * len(actions.delete)

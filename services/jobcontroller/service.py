@@ -70,6 +70,14 @@ class JobControllerSettings(msgspec.Struct, frozen=True, kw_only=True):
     post_events: Annotated[bool, Meta(description="post Events on jobs (best effort)")] = True
 
 
+def check_settings(settings: JobControllerSettings) -> None:
+    if settings.shard >= settings.shards:
+        raise UserError(
+            f"SHOAL_JOBCONTROLLER_SHARD={settings.shard} must be below "
+            f"SHOAL_JOBCONTROLLER_SHARDS={settings.shards}"
+        )
+
+
 class Metrics:
     def __init__(self, shell: ServiceShell, queue: WorkQueue[WorkKey]) -> None:
         registry = shell.registry
@@ -105,11 +113,7 @@ class JobController:
         kube: KubeApi,
         settings: JobControllerSettings,
     ) -> None:
-        if settings.shard >= settings.shards:
-            raise UserError(
-                f"SHOAL_JOBCONTROLLER_SHARD={settings.shard} must be below "
-                f"SHOAL_JOBCONTROLLER_SHARDS={settings.shards}"
-            )
+        check_settings(settings)
         self.shell = shell
         self.bus = bus
         self.kube = kube
@@ -233,12 +237,15 @@ class JobController:
 
     async def sync(self, key: WorkKey) -> None:
         """Sync one key and requeue it as its outcome says; never raises."""
-        log = self.log.bind(job=key.key, kind=key.type_key)
+        with structlog.contextvars.bound_contextvars(job=key.key, kind=key.type_key):
+            await self._sync(key)
+
+    async def _sync(self, key: WorkKey) -> None:
         started = time.perf_counter()
         try:
             result = await self.syncer.sync(key)
         except Exception:
-            log.exception("sync crashed")
+            self.log.exception("sync crashed")
             self.metrics.errors.labels("exception").inc()
             self.metrics.syncs.labels(key.type_key, "error").inc()
             self.queue.add_rate_limited(key)
@@ -255,9 +262,8 @@ class JobController:
             self.metrics.errors.labels(reason).inc()
             self.metrics.syncs.labels(key.type_key, "error").inc()
             delay = self.queue.add_rate_limited(key)
-            log.warning(
-                "sync failed; requeued", retry_in=delay, errors=[str(e) for e in outcome.errors]
-            )
+            errors = [str(e) for e in outcome.errors]
+            self.log.warning("sync failed; requeued", retry_in=delay, errors=errors)
             return
         self.metrics.syncs.labels(key.type_key, "ok").inc()
         self.queue.forget(key)

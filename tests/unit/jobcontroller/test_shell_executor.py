@@ -137,14 +137,29 @@ async def test_status_goes_to_the_status_subresource_interim_first() -> None:
     }
 
 
-async def test_failed_patch_keeps_the_final_status_unwritten() -> None:
+@pytest.mark.parametrize(
+    ("verb", "kind", "key"),
+    [("patch", "Pod", "ns/p"), ("create", "Pod", "ns/train-worker-0")],
+    ids=["failed-patch", "failed-create"],
+)
+async def test_a_failure_leaves_status_and_commands_to_the_next_sync(
+    verb: str, kind: str, key: str
+) -> None:
     kube, _, executor = setup()
     kube.put(pod("p"))
-    kube.fail("patch", "Pod", "ns/p", ApiError(500, "InternalError", "boom"))
-    actions = Actions(status={"succeeded": 1}, patch=[Patch("Pod", "ns/p", {"a": 1})])
+    kube.fail(verb, kind, key, ApiError(500, "InternalError", "boom"))
+    actions = Actions(
+        status={"succeeded": 1},
+        patch=[Patch("Pod", "ns/p", {"a": 1})],
+        create=[pod("train-worker-0")],
+        consumed_commands=["ns/cmd"],
+        events=[("Normal", "Seen", "still posted")],
+    )
     outcome = await executor.execute(JOB, HEAD, actions)
     assert outcome.failed
     assert kube.verbs("patch/status") == []
+    assert kube.verbs("delete", "Command") == []
+    assert len(kube.of_kind("Event")) == 1
 
 
 async def test_commands_job_deletion_and_best_effort_events() -> None:
