@@ -190,26 +190,28 @@ class Session:
     def _victims(
         self, point: str, preemptor: TaskInfo, candidates: Sequence[TaskInfo]
     ) -> list[TaskInfo]:
-        # Volcano's rule, quirks included: an empty answer ends the tier undecided, and the
-        # "initialised" marker is not reset between tiers.
-        victims: list[TaskInfo] | None = None
-        initialised = False
+        """Intersect the victims of a tier's plugins; the first tier that votes decides.
+
+        Unlike Volcano, a plugin answering "no victims" is a veto, not an undecided tier:
+        otherwise drf in a lower tier could evict a higher-priority job that the priority
+        plugin just protected.
+        """
         for tier in self._tiered[point]:
+            victims: list[TaskInfo] | None = None
             for _, fn in tier:
                 found, vote = fn(preemptor, candidates)
                 if vote == ext.ABSTAIN:
                     continue
                 if not found:
-                    victims = None
-                    break
-                if not initialised:
-                    victims, initialised = list(found), True
+                    return []
+                if victims is None:
+                    victims = list(found)
                 else:
                     keys = {t.key for t in found}
-                    victims = [t for t in victims or () if t.key in keys]
+                    victims = [t for t in victims if t.key in keys]
             if victims is not None:
                 return victims
-        return victims or []
+        return []
 
     # -- state changes (used by Statement) ----------------------------------------------
     def _fire(self, point: str, task: TaskInfo) -> None:

@@ -1,0 +1,111 @@
+"""Compact builders for scheduler test manifests (typed models, as the cache would hold)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from services.scheduler.actions import default_actions
+from services.scheduler.conf import DEFAULT_CONF, parse_conf
+from services.scheduler.plugins import default_plugins
+from services.scheduler.result import SessionResult
+from services.scheduler.runner import run_session
+from services.scheduler.snapshot import Snapshot
+from shared.models import Model, Node, Pod, PodGroup, PriorityClass, Queue
+
+NOW = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def node(name: str, cpu: str = "4", memory: str = "16Gi", **extra: Any) -> Node:
+    allocatable = {"cpu": cpu, "memory": memory, **extra.pop("resources", {})}
+    return msgspec.convert(
+        {
+            "metadata": {"name": name, "labels": extra.pop("labels", {})},
+            "spec": extra,
+            "status": {"allocatable": allocatable},
+        },
+        Node,
+    )
+
+
+def pod(
+    name: str,
+    group: str,
+    cpu: str | None = "1",
+    *,
+    ns: str = "default",
+    node: str | None = None,
+    phase: str | None = None,
+    memory: str = "1Gi",
+    priority: int | None = None,
+    deleting: bool = False,
+    scheduler: str = "volcano",
+    **spec: Any,
+) -> Pod:
+    requests = {"cpu": cpu, "memory": memory, **spec.pop("resources", {})} if cpu else {}
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": ns,
+        "annotations": {"scheduling.k8s.io/group-name": group, **spec.pop("annotations", {})},
+        "labels": spec.pop("labels", {}),
+    }
+    if deleting:
+        meta["deletionTimestamp"] = "2024-01-01T00:00:00Z"
+    body = {
+        "schedulerName": scheduler,
+        "containers": [{"name": "c", "resources": {"requests": requests}}],
+        **spec,
+    }
+    if node:
+        body["nodeName"] = node
+    if priority is not None:
+        body["priority"] = priority
+    status = {"phase": phase or ("Running" if node else "Pending")}
+    return msgspec.convert({"metadata": meta, "spec": body, "status": status}, Pod)
+
+
+def group(
+    name: str,
+    min_member: int = 1,
+    *,
+    ns: str = "default",
+    queue: str = "default",
+    phase: str = "Inqueue",
+    **spec: Any,
+) -> PodGroup:
+    return msgspec.convert(
+        {
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"minMember": min_member, "queue": queue, **spec},
+            "status": {"phase": phase},
+        },
+        PodGroup,
+    )
+
+
+def queue(name: str, weight: int = 1, **spec: Any) -> Queue:
+    return msgspec.convert({"metadata": {"name": name}, "spec": {"weight": weight, **spec}}, Queue)
+
+
+def priority_class(name: str, value: int) -> PriorityClass:
+    return msgspec.convert({"metadata": {"name": name}, "value": value}, PriorityClass)
+
+
+def conf_text(actions: str, *tiers: list[str | dict[str, Any]]) -> str:
+    import yaml
+
+    doc = {
+        "actions": actions,
+        "tiers": [
+            {"plugins": [p if isinstance(p, dict) else {"name": p} for p in tier]} for tier in tiers
+        ],
+    }
+    return yaml.safe_dump(doc)
+
+
+def schedule(objects: list[Model], conf: str | None = None) -> SessionResult:
+    plugins, actions = default_plugins(), default_actions()
+    parsed = parse_conf(conf or DEFAULT_CONF, plugins=plugins, actions=actions)
+    return run_session(Snapshot.of(objects), parsed, NOW, plugins=plugins, actions=actions)

@@ -1,0 +1,135 @@
+"""Bad input: invalid confs fail loudly; bad objects are contained to their own job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from services.cli.main import main
+from services.scheduler.actions import default_actions
+from services.scheduler.conf import parse_conf
+from services.scheduler.framework.registry import Registry
+from services.scheduler.plugins import default_plugins, priority
+from shared.errors import UserError
+from shared.models import Pod
+from tests.unit.scheduler.builders import group, node, pod, schedule
+
+DATA = Path(__file__).parents[2] / "data" / "scheduler"
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('actions: "enqueue, alocate"\ntiers: []', "unknown action 'alocate'"),
+        ('actions: "allocate"\ntiers: [{plugins: [{name: gangg}]}]', "unknown plugin 'gangg'"),
+        (
+            'actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobReadyy: true}]}]',
+            "unknown option 'enableJobReadyy'",
+        ),
+        (
+            'actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobReady: maybe}]}]',
+            "expected true or false",
+        ),
+        (
+            'actions: "allocate"\n'
+            "tiers: [{plugins: [{name: nodeorder, arguments: {leastrequested.wieght: 2}}]}]",
+            "unknown argument 'leastrequested.wieght'",
+        ),
+        (
+            'actions: "allocate"\n'
+            "tiers: [{plugins: [{name: binpack, arguments: {binpack.weight: heavy}}]}]",
+            "expected a number",
+        ),
+        ('actions: "allocate"\ntiers: [{plugins: [{name: gang}, {name: gang}]}]', "twice"),
+        ("actions: [allocate]", "field actions"),
+        ("nonsense: 1\nactions: allocate", "unknown key 'nonsense'"),
+    ],
+    ids=[
+        "unknown-action",
+        "unknown-plugin",
+        "unknown-flag",
+        "flag-not-bool",
+        "unknown-argument",
+        "argument-not-number",
+        "duplicate-plugin",
+        "actions-not-string",
+        "unknown-top-level-key",
+    ],
+)
+def test_invalid_conf_names_the_culprit(text: str, needle: str) -> None:
+    with pytest.raises(UserError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        parse_conf(text, plugins=default_plugins(), actions=default_actions())
+
+
+def test_registry_refuses_duplicates() -> None:
+    registry = default_plugins()
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(priority.NAME, priority.new)
+    empty: Registry[object] = Registry("plugin")
+    with pytest.raises(UserError, match="unknown plugin"):
+        empty.get("gang")
+
+
+def test_bad_quantity_marks_only_its_job() -> None:
+    bad = msgspec.convert(
+        msgspec.to_builtins(pod("bad-0", "bad"))
+        | {
+            "spec": {
+                "schedulerName": "volcano",
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "lots"}}}],
+            }
+        },
+        Pod,
+    )
+    result = schedule([node("n1"), group("bad"), bad, group("good"), pod("good-0", "good")])
+    assert result.binds == {"default/good-0": "n1"}
+    condition = result.pod_groups["default/bad"].conditions[0]
+    assert (condition.type, condition.reason) == ("Unschedulable", "InvalidQuantity")
+    assert "lots" in (condition.message or "")
+
+
+def test_missing_queue_is_a_condition_not_a_crash() -> None:
+    result = schedule(
+        [node("n1"), group("lost", queue="nowhere"), pod("l0", "lost"), group("ok"), pod("o", "ok")]
+    )
+    assert result.binds == {"default/o": "n1"}
+    condition = result.pod_groups["default/lost"].conditions[0]
+    assert condition.reason == "QueueNotFound"
+    assert "nowhere" in (condition.message or "")
+
+
+def test_pods_without_podgroup_are_skipped_with_reason() -> None:
+    result = schedule([node("n1"), pod("orphan", "missing")])
+    assert result.binds == {}
+    assert "not found" in result.skipped["default/orphan"]
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+            "  - name: c\n    resources: {requests: {cpu: lots}}\n",
+            "requests.cpu",
+        ),
+        ("apiVersion: v1\nkind: Gizmo\nmetadata: {name: g}\n", "unknown kind"),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: volcano-scheduler-configmap}\n"
+            'data:\n  volcano-scheduler.conf: |\n    actions: "allocate, teleport"\n',
+            "unknown action 'teleport'",
+        ),
+    ],
+    ids=["invalid-quantity", "unknown-kind", "invalid-conf"],
+)
+def test_simulate_bad_input_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, needle: str
+) -> None:
+    path = tmp_path / "in.yaml"
+    path.write_text(body)
+    assert main(["simulate", "schedule", "-f", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert needle in err
+    assert str(path) in err
