@@ -17,6 +17,7 @@ Known limit: changing the number of instances needs a restart of all of them wit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Sequence
 from typing import Annotated
@@ -134,18 +135,20 @@ class JobController:
         self.metrics = Metrics(shell, self.queue)
         self.log = shell.log.bind(shard=settings.shard, shards=settings.shards)
         self._topics = _topics(shell.topics)
+        self._sharded_topics = frozenset(shell.topics.state(kind) for kind in SHARDED_KINDS)
         self._jobs_partitions = 1
 
     async def run(self, stopping: asyncio.Event) -> None:
         await self.bus.create_topics(self._topics)
         positions = await self.rebuild()
-        if self.settings.create_default_queue:
-            await self.ensure_default_queue(stopping)
         self.shell.readiness.mark_ready()
         workers = [
             asyncio.create_task(self._work(), name=f"sync worker {i}")
             for i in range(self.settings.workers)
         ]
+        if self.settings.create_default_queue:
+            # In the background: an API server that refuses it must not stall every job.
+            workers.append(asyncio.create_task(self.ensure_default_queue(stopping)))
         try:
             await self.bus.follow(
                 positions=positions,
@@ -190,8 +193,7 @@ class JobController:
                 )
 
     def _owns_partition(self, tp: TopicPartition) -> bool:
-        sharded = {self.shell.topics.state(kind) for kind in SHARDED_KINDS}
-        return tp.topic not in sharded or self.sharding.owns(tp.partition)
+        return tp.topic not in self._sharded_topics or self.sharding.owns(tp.partition)
 
     def _keeps(self, record: Record[StateEvent]) -> bool:
         topics = self.shell.topics
@@ -221,7 +223,8 @@ class JobController:
                 if isinstance(exc, ApiError) and exc.status == 409:
                     return
                 self.log.warning("cannot create the default Queue yet", error=str(exc))
-            await asyncio.sleep(delay)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), delay)
             delay = min(delay * 2, self.settings.backoff_max)
 
     async def _work(self) -> None:

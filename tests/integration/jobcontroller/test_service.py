@@ -151,7 +151,11 @@ def volcano_job(name: str) -> Json:
 
 async def test_jobs_get_pods_podgroups_and_status_through_the_whole_loop(stack: Stack) -> None:
     await eventually(lambda: _ready(stack))
-    assert await stack.get(QUEUE, "default") is not None  # DESIGN §3: exists from the start
+
+    async def default_queue() -> bool:  # DESIGN §3: it exists from the start
+        return await stack.get(QUEUE, "default") is not None
+
+    await eventually(default_queue)
 
     created = await stack.kube.create(BATCH_JOB, batch_job("etl", parallelism=3))
     vjob = await stack.kube.create(VOLCANO_JOB, volcano_job("train"))

@@ -193,6 +193,8 @@ async def test_default_queue_is_created_only_when_missing(present: bool, created
         )
         await asyncio.sleep(0.01)  # let the record be published before the rebuild
     async with running(cluster):
+        await eventually(lambda: cluster.kube.get("scheduling.volcano.sh/v1beta1/Queue", "default"))
+        await asyncio.sleep(0.05)
         queue = cluster.kube.get("scheduling.volcano.sh/v1beta1/Queue", "default")
         assert queue is not None
         assert len(cluster.kube.verbs("create", "Queue")) == created
