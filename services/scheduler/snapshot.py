@@ -20,7 +20,7 @@ from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
 from services.scheduler.framework.status import Code, Status
 from shared.errors import QuantityError
-from shared.models import Model, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.models import Container, Model, Node, Pod, PodGroup, PriorityClass, Queue
 from shared.models.volcano import GROUP_NAME_ANNOTATION
 from shared.resources import PODS, Resources, pod_requests
 
@@ -78,6 +78,32 @@ def _quantities(resource_list: dict[str, str | int | float]) -> Resources:
     return Resources.from_list(resource_list)
 
 
+class _RequestCache:
+    """Pods of one template have equal resources: parse each distinct set of quantities once."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[object, ...], Resources] = {}
+
+    def __call__(self, pod: Pod) -> Resources:
+        spec = pod.spec
+        key = (
+            tuple(_resource_key(c) for c in spec.containers),
+            tuple(_resource_key(c) for c in spec.initContainers),
+            tuple(spec.overhead.items()),
+        )
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = pod_requests(pod)
+        return found
+
+
+def _resource_key(container: Container) -> tuple[object, ...]:
+    res = container.resources
+    if res is None:
+        return ()
+    return (tuple(res.requests.items()), tuple(res.limits.items()))
+
+
 def build_cluster(
     snapshot: Snapshot, *, scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES
 ) -> Cluster:
@@ -100,10 +126,11 @@ def build_cluster(
         names.update(res)
 
     pod_reqs: dict[int, Resources] = {}
+    requests_of = _RequestCache()
     bad_pods: dict[int, str] = {}
     for i, pod in enumerate(snapshot.pods):
         try:
-            pod_reqs[i] = pod_requests(pod)
+            pod_reqs[i] = requests_of(pod)
             names.update(pod_reqs[i])
         except QuantityError as exc:
             bad_pods[i] = str(exc)

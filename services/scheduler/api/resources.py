@@ -28,7 +28,7 @@ _BYTES = frozenset({MEMORY, "ephemeral-storage", "storage"})
 class ResourceSpace:
     """The column layout: cpu, memory, pods, then every other name seen, sorted."""
 
-    __slots__ = ("index", "names", "pods", "quota_mask")
+    __slots__ = ("index", "names", "pods", "quota_dims", "quota_mask")
 
     def __init__(self, names: Iterable[str]) -> None:
         rest = sorted(set(names) - {CPU, MEMORY, PODS})
@@ -38,6 +38,7 @@ class ResourceSpace:
         mask = np.ones(len(self.names), dtype=bool)
         mask[self.pods] = False
         self.quota_mask: BoolVec = mask
+        self.quota_dims: tuple[int, ...] = tuple(int(i) for i in np.flatnonzero(mask))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -86,14 +87,18 @@ def less_equal_in(left: FloatVec, right: FloatVec, dims: BoolVec) -> bool:
     return bool(np.all(ok | ~dims))
 
 
-def share(allocated: FloatVec, total: FloatVec, dims: BoolVec) -> float:
+def share(allocated: FloatVec, total: FloatVec, dims: tuple[int, ...]) -> float:
     """max over ``dims`` of allocated/total; a dimension with total 0 counts 1 if used, else 0."""
     best = 0.0
-    for i in np.flatnonzero(dims):
-        have, whole = float(allocated[i]), float(total[i])
-        if whole == 0.0 or not np.isfinite(whole):
-            value = 1.0 if have > 0 and whole == 0.0 else 0.0
+    have_all, whole_all = allocated.tolist(), total.tolist()
+    for i in dims:
+        have, whole = have_all[i], whole_all[i]
+        if whole == 0.0:
+            value = 1.0 if have > 0 else 0.0
+        elif whole == float("inf"):
+            value = 0.0
         else:
             value = have / whole
-        best = max(best, value)
+        if value > best:
+            best = value
     return best

@@ -136,11 +136,13 @@ class Placer:
         self._entries.move_to_end(key)
         log = self.nodes.changes
         if entry.pos < len(log):
-            dirty = log[entry.pos :]
-            rows: Rows = (
-                slice(None) if len(dirty) > 256 else np.unique(np.array(dirty, dtype=np.intp))
-            )
-            self._refresh(entry, task, rows)
+            dirty = set(log[entry.pos :])
+            if entry.local and len(dirty) <= 8:
+                self._refresh_rows(entry, task, sorted(dirty))
+            elif len(dirty) > 256:
+                self._refresh(entry, task, slice(None))
+            else:
+                self._refresh(entry, task, np.array(sorted(dirty), dtype=np.intp))
             entry.pos = len(log)
         return entry
 
@@ -150,6 +152,21 @@ class Placer:
             entry.score[rows] = self.scores(task, rows)
         ok = entry.fit[rows] & entry.static.passed[rows]
         entry.masked[rows] = np.where(ok, entry.score[rows], -np.inf)
+
+    def _refresh_rows(self, entry: _Entry, task: TaskInfo, rows: list[int]) -> None:
+        """A few rows in plain Python: cheaper than NumPy's per-call overhead."""
+        cols = entry.cols.tolist()
+        need = entry.req[entry.cols].tolist()
+        future = self.nodes.future
+        for row in rows:
+            free = future[row, entry.cols].tolist() if cols else []
+            fit = all(f >= r for f, r in zip(free, need, strict=True))
+            entry.fit[row] = fit
+            score = 0.0
+            for scorer in self.scorers:
+                score += scorer.score_row(task, self.nodes, row)
+            entry.score[row] = score
+            entry.masked[row] = score if fit and entry.static.passed[row] else -np.inf
 
     def choose(self, task: TaskInfo) -> int:
         """The best feasible node row for ``task`` (-1 if none): Volcano's allocate pick."""
@@ -165,7 +182,8 @@ class Placer:
         return row if masked[row] > -np.inf else -1
 
     def fits_idle(self, task: TaskInfo, row: int) -> bool:
-        return bool(np.all(self.nodes.idle[row] >= task.request))
+        idle = self.nodes.idle[row].tolist()
+        return all(i >= r for i, r in zip(idle, task.request.tolist(), strict=True))
 
     def ranked(self, task: TaskInfo, mask: BoolVec) -> list[int]:
         """Rows passing ``mask``, best score first (ties by row): preempt's node order."""

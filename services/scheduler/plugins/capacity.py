@@ -81,7 +81,7 @@ class CapacityPlugin(BasePlugin):
         return chain
 
     def _share(self, attr: QueueAttr) -> float:
-        return share(attr.allocated, attr.deserved, self.ssn.space.quota_mask)
+        return share(attr.allocated, attr.deserved, self.ssn.space.quota_dims)
 
     def queue_key(self, queue: QueueInfo) -> float:
         attr = self.attrs.get(queue.name)

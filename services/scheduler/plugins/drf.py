@@ -25,7 +25,7 @@ class DrfPlugin(BasePlugin):
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
         self.total = total_resource(ssn)
-        self.dims = ssn.space.quota_mask & (self.total > 0)
+        self.dims = tuple(i for i in ssn.space.quota_dims if self.total[i] > 0)
         self.allocated: dict[str, FloatVec] = {}
         self.shares: dict[str, float] = {}
         for job in ssn.jobs.values():

@@ -7,6 +7,7 @@ over the nodes scored, which makes them depend on other rows (no per-row caching
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -67,6 +68,24 @@ def balanced_score(nodes: NodeTable, req: IntVec, rows: Rows) -> FloatVec:
     return out
 
 
+def requested_row(alloc: list[int], used: list[int], req: list[int], *, least: bool) -> float:
+    """``requested_score`` for one row in plain Python (same integer maths, same result)."""
+    total = counted = 0
+    for a, r in ((alloc[0], used[0] + req[0]), (alloc[1], used[1] + req[1])):
+        if a > 0:
+            counted += 1
+            if r <= a:
+                total += (a - r) * MAX_SCORE // a if least else r * MAX_SCORE // a
+    return float(total // counted) if counted else 0.0
+
+
+def balanced_row(alloc: list[int], used: list[int], req: list[int]) -> float:
+    fractions = [
+        min((used[i] + req[i]) / alloc[i], 1.0) if alloc[i] > 0 else 1.0 for i in (_CPU, _MEMORY)
+    ]
+    return float(math.floor((1 - abs(fractions[0] - fractions[1]) / 2) * MAX_SCORE))
+
+
 class NodeOrderPlugin(BasePlugin):
     name = NAME
 
@@ -103,6 +122,21 @@ class NodeOrderPlugin(BasePlugin):
             total += self._affinity(task, nodes, rows) * w["nodeaffinity.weight"]
         if w["tainttoleration.weight"] and self.prefer_taints:
             total += self._taints(task, nodes, rows) * w["tainttoleration.weight"]
+        return total
+
+    def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
+        """One row's score for row-local tasks; bit-identical to ``score`` on that row."""
+        w = self.weights
+        alloc = nodes.allocatable[row, :2].tolist()
+        used = nodes.used[row, :2].tolist()
+        req = task.request[:2].tolist()
+        total = 0.0
+        if w["leastrequested.weight"]:
+            total += requested_row(alloc, used, req, least=True) * w["leastrequested.weight"]
+        if w["mostrequested.weight"]:
+            total += requested_row(alloc, used, req, least=False) * w["mostrequested.weight"]
+        if w["balancedresource.weight"]:
+            total += balanced_row(alloc, used, req) * w["balancedresource.weight"]
         return total
 
     def _affinity(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:

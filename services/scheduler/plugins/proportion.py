@@ -67,7 +67,6 @@ class ProportionPlugin(BasePlugin):
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
         space = ssn.space
-        self.dims = space.quota_mask
         total = total_resource(ssn)
         guarantees = sum((q.guarantee for q in ssn.queues.values()), space.zeros())
         self.attrs: dict[str, QueueAttr] = {}
@@ -93,7 +92,7 @@ class ProportionPlugin(BasePlugin):
         ssn.register("on_deallocate", NAME, self.on_deallocate)
 
     def _update_share(self, attr: QueueAttr) -> None:
-        attr.share = share(attr.allocated, attr.deserved, self.dims)
+        attr.share = share(attr.allocated, attr.deserved, self.ssn.space.quota_dims)
 
     def _status(self, reason: str, message: str) -> Status:
         return Status(reason=reason, message=message, plugin=NAME)
