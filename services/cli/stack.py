@@ -22,6 +22,9 @@ from pathlib import Path
 import aiohttp
 
 from shared.broker import EmbeddedBroker
+from shared.bus.kafka import KafkaBus
+from shared.config import KafkaSettings
+from shared.topics import Topics
 
 SERVICES = ("watcher", "jobcontroller", "scheduler", "binder")
 
@@ -142,12 +145,22 @@ class Stack:
             self.broker = EmbeddedBroker(log_path=self.workdir / "logs" / "broker.log")
             self.broker.start()
             self.bootstrap = self.broker.bootstrap
+        await self.create_topics()
         if self.config.kubeconfig is None:
             await self._start_kubesim(timeout)
         for name in self.config.services:
             self.services[name] = self._service(name)
             self.services[name].start()
         await self.wait_ready(timeout=timeout)
+
+    async def create_topics(self) -> None:
+        """Create every topic once, before any service starts: services racing to create the
+        same topic is harmless on Kafka but not on the embedded broker."""
+        settings = KafkaSettings(bootstrap=self.bootstrap, topic_prefix=self.config.topic_prefix)
+        topics = Topics(prefix=self.config.topic_prefix)
+        async with KafkaBus(settings=settings) as bus:
+            await bus.create_topics(topics.everything())
+            await bus.create_topics([topics.prefix + "scheduler.leader"], partitions=1)
 
     async def _start_kubesim(self, timeout: float) -> None:
         if self.kubeconfig.exists():

@@ -55,6 +55,11 @@ def run_session(
         plugin.on_session_open(ssn)
     ssn.seal()
     for job in list(ssn.jobs.values()):
+        # A Pending PodGroup stays in the session although its gang is not valid yet: the
+        # Volcano job controller creates pods only once the PodGroup is Inqueue, so enqueue must
+        # see it (in Volcano, JobValid runs in allocate, after enqueue). Allocate skips Pending.
+        if job.is_pending():
+            continue
         status = ssn.job_valid(job)
         if status is not None:
             rejected[job.key] = (ssn.jobs.pop(job.key), status)

@@ -43,6 +43,10 @@ class Allocate:
                 job.phase = INQUEUE
             if job.queue not in ssn.queues:
                 continue
+            invalid = ssn.job_valid(job)  # jobs admitted this session were not checked at open
+            if invalid is not None:
+                job.record(invalid)
+                continue
             by_queue.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
         queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(by_queue)))
         placer = Placer(ssn)

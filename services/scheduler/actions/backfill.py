@@ -22,6 +22,8 @@ class Backfill:
         for job in ssn.jobs.values():
             if job.is_pending() or job.queue not in ssn.queues:
                 continue
+            if ssn.job_valid(job) is not None:  # as Volcano: an invalid gang is not backfilled
+                continue
             tasks = pending_tasks(ssn, job, best_effort=True)
             if not tasks:
                 continue

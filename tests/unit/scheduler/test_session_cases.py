@@ -126,6 +126,19 @@ CASES: list[tuple[str, list[Model], str | None, dict[str, Any]]] = [
         {"binds": {"default/p0": "n1"}, "phases": {"default/g": "Running"}},
     ),
     (
+        # The Volcano job controller creates pods only once its PodGroup is Inqueue.
+        "pending-podgroup-without-pods-is-enqueued",
+        [node("n1", "8"), group("g", 3, phase="Pending", minResources={"cpu": "3"})],
+        BASIC,
+        {"binds": {}, "phases": {"default/g": "Inqueue"}},
+    ),
+    (
+        "pending-podgroup-too-big-for-the-cluster-stays-pending",
+        [node("n1", "8"), group("g", 3, phase="Pending", minResources={"cpu": "30"})],
+        BASIC,
+        {"binds": {}, "phases": {"default/g": "Pending"}},
+    ),
+    (
         "min-task-member-missing-role-invalid",
         [
             node("n1", "8"),
