@@ -58,6 +58,13 @@ def job_phase(job: Json) -> str:
     return "Unknown"
 
 
+def _short_kind(job: Json) -> str:
+    api_version = str(job.get("apiVersion", ""))
+    if api_version.startswith("batch.volcano.sh"):
+        return "vcjob"
+    return str(job.get("kind", "")).lower()
+
+
 def job_key(obj: Json) -> str:
     meta = obj.get("metadata") or {}
     return f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
@@ -76,7 +83,7 @@ def progress(jobs: Iterable[Json], pods: Iterable[Json]) -> list[JobProgress]:
         phases = [str((p.get("status") or {}).get("phase", "")) for p in owned]
         rows.append(
             JobProgress(
-                kind=f"{job.get('apiVersion', '').split('/')[0]}/{job.get('kind', '')}",
+                kind=_short_kind(job),
                 key=job_key(job),
                 phase=job_phase(job),
                 pods=len(owned),

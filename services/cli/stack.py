@@ -88,8 +88,9 @@ class Process:
         except subprocess.TimeoutExpired:
             return None
 
-    def stop(self, grace: float) -> int | None:
-        self.signal(signal.SIGTERM)
+    def stop(self, grace: float, *, signalled: bool = False) -> int | None:
+        if not signalled:  # a second SIGTERM would hit a service already past its handler
+            self.signal(signal.SIGTERM)
         code = self.wait(grace)
         if code is None and self.alive():
             self.signal(signal.SIGKILL)
@@ -250,7 +251,7 @@ class Stack:
         for process in self.services.values():
             process.signal(signal.SIGTERM)
         for name, process in self.services.items():
-            codes[name] = process.stop(grace)
+            codes[name] = process.stop(grace, signalled=True)
         if self.kubesim is not None:
             codes["kubesim"] = self.kubesim.stop(5)
         if self.broker is not None:

@@ -79,6 +79,8 @@ async def demo(stack: Stack, examples: Path, timeout: float) -> list[JobProgress
     from rich.live import Live
 
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=110)
     kube = await KubeClient.connect(str(stack.kubeconfig))
     try:
         for obj in load_documents(manifest_files(examples)):
@@ -121,7 +123,7 @@ async def up(args: argparse.Namespace) -> int:
         code = 0
         if not args.no_demo:
             rows = await demo(stack, args.examples, args.timeout)
-            print(summary(rows))
+            print("\n" + summary(rows))
             code = 0 if rows and all(r.succeeded_job for r in rows) else 1
         stay = sys.stdin.isatty() if args.stay is None else args.stay
         if stay:
