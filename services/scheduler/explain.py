@@ -36,7 +36,7 @@ def render(reasons: JobReasons) -> str:
         lines.append(f"  task {task}: 0/{fit.total_nodes} nodes fit")
         for count in fit.histogram:
             lines.append(
-                f"    {count.nodes:>5} × [{count.status.plugin}] {count.status.reason}:"
+                f"    {count.nodes:>5} x [{count.status.plugin}] {count.status.reason}:"
                 f" {count.status.message}"
             )
     return "\n".join(lines)

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import msgspec
+import numpy as np
 
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, ResourceSpace, TaskInfo
 from services.scheduler.api.cluster import Cluster
+from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
 from services.scheduler.framework.status import Code, Status
 from shared.errors import QuantityError
@@ -97,6 +99,23 @@ class _RequestCache:
         return found
 
 
+class _VectorCache:
+    """One int64 request vector (and its float quota twin) per distinct Resources object."""
+
+    def __init__(self, space: ResourceSpace) -> None:
+        self.space = space
+        self._seen: dict[int, tuple[Resources, IntVec, FloatVec]] = {}
+
+    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec]:
+        found = self._seen.get(id(res))
+        if found is None:
+            vector = self.space.vector(res)
+            qreq = vector.astype(np.float64)
+            qreq[self.space.pods] = 0.0
+            found = self._seen[id(res)] = (res, vector, qreq)
+        return found[1], found[2]
+
+
 def _resource_key(container: Container) -> tuple[object, ...]:
     res = container.resources
     if res is None:
@@ -174,6 +193,7 @@ def build_cluster(
     priorities = _Priorities(snapshot.priority_classes)
 
     jobs: dict[str, JobInfo] = {}
+    vectors = _VectorCache(space)
     for pg in sorted(
         snapshot.pod_groups, key=lambda p: _key(p.metadata.namespace, p.metadata.name)
     ):
@@ -194,31 +214,31 @@ def build_cluster(
                 key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
             )
 
-    order = sorted(range(len(snapshot.pods)), key=lambda i: _pod_key(snapshot.pods[i]))
-    for i in order:
+    keyed = sorted((_pod_key(pod), i) for i, pod in enumerate(snapshot.pods))
+    for pod_key, i in keyed:
         pod = snapshot.pods[i]
-        pod_key = _pod_key(pod)
         handled = (pod.spec.schedulerName or "default-scheduler") in scheduler_names
         group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
-        job = jobs.get(_key(pod.metadata.namespace, group)) if group else None
+        owner = jobs.get(_key(pod.metadata.namespace, group)) if group else None
         if i in bad_pods:
-            if handled and job is not None:
+            if handled and owner is not None:
                 job_errors.setdefault(
-                    job.key, _status("InvalidQuantity", f"pod {pod_key}: {bad_pods[i]}")
+                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {bad_pods[i]}")
                 )
             skipped[pod_key] = f"invalid resources: {bad_pods[i]}"
             continue
-        request = space.vector(pod_reqs[i])
+        request, qreq = vectors(pod_reqs[i])
         status = pod_status(pod)
-        if handled and job is not None:
+        if handled and owner is not None:
             task = TaskInfo(
                 pod=pod,
-                job=job.key,
+                job=owner.key,
                 request=request,
                 pods_column=space.pods,
                 priority=priorities.of(pod.spec.priorityClassName, pod.spec.priority),
+                qreq=qreq,
             )
-            job.add_task(task)
+            owner.add_task(task)
         else:
             if handled:
                 skipped[pod_key] = (

@@ -108,9 +108,11 @@ class Preempt:
             if preemptor.status is not TaskStatus.PENDING:
                 continue
             stmt = Statement(ssn)
-            assigned = preempt_one(
-                ssn, placer, stmt, preemptor, lambda t, p=preemptor: _running(t) and t.job == p.job
-            )
+
+            def same_job(t: TaskInfo, p: TaskInfo = preemptor) -> bool:
+                return _running(t) and t.job == p.job
+
+            assigned = preempt_one(ssn, placer, stmt, preemptor, same_job)
             stmt.commit()
             if not assigned:
                 break

@@ -29,6 +29,7 @@ class JobInfo:
         "min_task_member",
         "name",
         "namespace",
+        "pending_best_effort",
         "phase",
         "placeable",
         "pod_group",
@@ -55,6 +56,7 @@ class JobInfo:
         self.created = meta.creationTimestamp or ""
         self.tasks: dict[str, TaskInfo] = {}
         self.counts = [0] * len(TaskStatus)
+        self.pending_best_effort = 0
         # Why this job is not (fully) placed: per-task node histograms and per-plugin verdicts.
         self.fit_errors: dict[str, FitErrors] = {}
         self.reasons: dict[str, list[Status]] = {}
@@ -65,10 +67,15 @@ class JobInfo:
     def add_task(self, task: TaskInfo) -> None:
         self.tasks[task.key] = task
         self.counts[task.status] += 1
+        if task.best_effort and task.status is TaskStatus.PENDING:
+            self.pending_best_effort += 1
 
     def set_status(self, task: TaskInfo, status: TaskStatus) -> None:
         self.counts[task.status] -= 1
         self.counts[status] += 1
+        if task.best_effort:
+            was = task.status is TaskStatus.PENDING
+            self.pending_best_effort += (status is TaskStatus.PENDING) - was
         task.status = status
 
     def record(self, status: Status) -> None:
@@ -96,18 +103,11 @@ class JobInfo:
     def valid_task_num(self) -> int:
         return self.ready_task_num() + self.waiting_task_num() + self.counts[TaskStatus.PENDING]
 
-    def pending_best_effort_num(self) -> int:
-        if not self.counts[TaskStatus.PENDING]:
-            return 0
-        return sum(
-            1 for t in self.tasks.values() if t.status is TaskStatus.PENDING and t.best_effort
-        )
-
     def is_ready(self) -> bool:
         ready = self.ready_task_num()
         if ready >= self.min_available:
             return True
-        return ready + self.pending_best_effort_num() >= self.min_available
+        return ready + self.pending_best_effort >= self.min_available
 
     def pending_tasks(self) -> Iterator[TaskInfo]:
         return (t for t in self.tasks.values() if t.status is TaskStatus.PENDING)

@@ -53,6 +53,8 @@ class NodeTable:
             else np.zeros(shape, np.int64)
         )
         self.used: IntMatrix = np.zeros(shape, dtype=np.int64)
+        # Allocatable never changes in a session: plain lists for the scalar scoring path.
+        self.allocatable_rows: list[list[int]] = self.allocatable.tolist()
         self.releasing: IntMatrix = np.zeros(shape, dtype=np.int64)
         self.pipelined: IntMatrix = np.zeros(shape, dtype=np.int64)
         self.idle: IntMatrix = self.allocatable.copy()

@@ -83,8 +83,10 @@ def less_equal(left: FloatVec, right: FloatVec) -> bool:
 
 def less_equal_in(left: FloatVec, right: FloatVec, dims: BoolVec) -> bool:
     """``less_equal`` restricted to ``dims`` (Volcano ``LessEqualWithDimension``)."""
-    ok = (left <= right) | (np.abs(left - right) < EPSILON)
-    return bool(np.all(ok | ~dims))
+    for lv, rv, on in zip(left.tolist(), right.tolist(), dims.tolist(), strict=True):
+        if on and lv > rv and abs(lv - rv) >= EPSILON:
+            return False
+    return True
 
 
 def share(allocated: FloatVec, total: FloatVec, dims: tuple[int, ...]) -> float:

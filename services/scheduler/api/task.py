@@ -7,7 +7,7 @@ import enum
 import msgspec
 import numpy as np
 
-from services.scheduler.api.resources import IntVec
+from services.scheduler.api.resources import FloatVec, IntVec
 from shared.models import Pod
 from shared.models.volcano import TASK_SPEC_KEY
 
@@ -62,6 +62,8 @@ def _flag(pod: Pod, key: str, default: bool) -> bool:
 def shape_of(pod: Pod) -> bytes:
     """The placement signature: pods with equal shapes pass the same static predicates."""
     spec = pod.spec
+    if not spec.nodeSelector and spec.affinity is None and not spec.tolerations:
+        return (pod.metadata.namespace or "default").encode()
     return msgspec.json.encode(
         (sorted(spec.nodeSelector.items()), spec.affinity, spec.tolerations, pod.metadata.namespace)
     )
@@ -91,7 +93,14 @@ class TaskInfo:
     )
 
     def __init__(
-        self, *, pod: Pod, job: str, request: IntVec, pods_column: int, priority: int
+        self,
+        *,
+        pod: Pod,
+        job: str,
+        request: IntVec,
+        pods_column: int,
+        priority: int,
+        qreq: FloatVec | None = None,
     ) -> None:
         meta = pod.metadata
         self.pod = pod
@@ -102,11 +111,12 @@ class TaskInfo:
         self.role = meta.annotations.get(TASK_SPEC_KEY, "")
         self.request = request
         # The request as a float quota vector without the pod count (queue and share maths).
-        self.qreq = request.astype(np.float64)
-        self.qreq[pods_column] = 0.0
-        self.best_effort = not bool(request.any()) or (
-            int(request[pods_column]) == int(request.sum())
-        )
+        if qreq is None:
+            qreq = request.astype(np.float64)
+            qreq[pods_column] = 0.0
+        # Shared between tasks of equal requests: never mutated in place.
+        self.qreq = qreq
+        self.best_effort = not self.qreq.any()
         self.priority = priority
         self.status = pod_status(pod)
         self.node = -1

@@ -1,4 +1,4 @@
-"""binpack: prefer nodes that the task fills most (Volcano's BinPackingScore, 0-100 × weight)."""
+"""binpack: prefer nodes the task fills most (Volcano's BinPackingScore, 0-100 times weight)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class BinpackPlugin(BasePlugin):
 
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
         """One row's score; the same float operations in the same order as ``score``."""
-        alloc = nodes.allocatable[row].tolist()
+        alloc = nodes.allocatable_rows[row]
         used = nodes.used[row].tolist()
         request = task.request.tolist()
         score, weight_sum, overflow = 0.0, 0, False

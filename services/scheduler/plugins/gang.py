@@ -20,13 +20,15 @@ if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 NAME = "gang"
-_READY = ALLOCATED_STATUSES | {TaskStatus.SUCCEEDED}
-_VALID = _READY | {TaskStatus.PIPELINED, TaskStatus.PENDING}
-_PIPELINED = _READY | {TaskStatus.PIPELINED}
+_READY = frozenset(ALLOCATED_STATUSES | {TaskStatus.SUCCEEDED})
+_VALID = frozenset(_READY | {TaskStatus.PIPELINED, TaskStatus.PENDING})
+_PIPELINED = frozenset(_READY | {TaskStatus.PIPELINED})
 
 
 def _roles_meet(job: JobInfo, statuses: frozenset[TaskStatus], *, best_effort: bool) -> bool:
-    if not job.min_task_member or job.min_available < sum(job.min_task_member.values()):
+    if not job.min_task_member:
+        return True
+    if job.min_available < sum(job.min_task_member.values()):
         return True
     counts = job.role_counts(statuses)
     if best_effort:
@@ -37,8 +39,8 @@ def _roles_meet(job: JobInfo, statuses: frozenset[TaskStatus], *, best_effort: b
 
 
 def _valid(job: JobInfo) -> Status | None:
-    if not _roles_meet(job, frozenset(_VALID), best_effort=False):
-        counts = job.role_counts(frozenset(_VALID))
+    if not _roles_meet(job, _VALID, best_effort=False):
+        counts = job.role_counts(_VALID)
         short = ", ".join(
             f"{role} {counts.get(role, 0)}/{need}"
             for role, need in sorted(job.min_task_member.items())
@@ -69,12 +71,12 @@ def _order(job: JobInfo) -> float:
 
 
 def _ready(job: JobInfo) -> bool:
-    return job.is_ready() and _roles_meet(job, frozenset(_READY), best_effort=True)
+    return job.is_ready() and _roles_meet(job, _READY, best_effort=True)
 
 
 def _pipelined(job: JobInfo) -> Verdict:
     occupied = job.ready_task_num() + job.waiting_task_num()
-    if occupied >= job.min_available and _roles_meet(job, frozenset(_PIPELINED), best_effort=False):
+    if occupied >= job.min_available and _roles_meet(job, _PIPELINED, best_effort=False):
         return PERMIT
     return Status(
         reason="GangNotPipelined",

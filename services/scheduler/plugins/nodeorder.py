@@ -40,10 +40,7 @@ _CPU, _MEMORY = 0, 1
 
 def _per_resource(alloc: IntVec, requested: IntVec, *, least: bool) -> IntVec:
     safe = np.where(alloc > 0, alloc, 1)
-    if least:
-        raw = (alloc - requested) * MAX_SCORE // safe
-    else:
-        raw = requested * MAX_SCORE // safe
+    raw = (alloc - requested if least else requested) * MAX_SCORE // safe
     result: IntVec = np.where((alloc <= 0) | (requested > alloc), 0, raw)
     return result
 
@@ -127,7 +124,7 @@ class NodeOrderPlugin(BasePlugin):
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
         """One row's score for row-local tasks; bit-identical to ``score`` on that row."""
         w = self.weights
-        alloc = nodes.allocatable[row, :2].tolist()
+        alloc = nodes.allocatable_rows[row]
         used = nodes.used[row, :2].tolist()
         req = task.request[:2].tolist()
         total = 0.0

@@ -1,7 +1,7 @@
 """predicates: node unschedulable, nodeSelector and required node affinity, taints, and
 required pod affinity/anti-affinity (including existing pods' anti-affinity).
 
-The first three are static (pod shape × node class, evaluated once and broadcast); pod
+The first three are static (pod shape by node class, evaluated once and broadcast); pod
 affinity is dynamic and only runs for pods that carry terms, or when a placed pod does.
 """
 
@@ -19,7 +19,7 @@ from services.scheduler.framework.extension import Filter
 from services.scheduler.framework.status import Code, Status
 from services.scheduler.plugins.base import Arguments, BasePlugin
 from shared.models import Pod, Taint, Toleration
-from shared.models.base import requirement_matches
+from shared.models.base import LabelSelectorRequirement, requirement_matches
 from shared.models.core import NodeSelectorTerm, PodAffinityTerm
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ _ENABLES = (
     "GPUNumberEnable",
     "DynamicResourceAllocationEnable",
 )
-KNOWN = tuple(f"predicate.{e}" for e in _ENABLES) + ("predicate.resources",)
+KNOWN = (*(f"predicate.{e}" for e in _ENABLES), "predicate.resources")
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
@@ -63,8 +63,11 @@ def _term_matches(term: NodeSelectorTerm, labels: dict[str, str]) -> bool:
         return False
     # matchFields (metadata.name) are not evaluated per node class; a term using them fails.
     return not term.matchFields and all(
-        requirement_matches(r, labels) for r in term.matchExpressions
-    )  # type: ignore[arg-type]
+        requirement_matches(
+            LabelSelectorRequirement(key=r.key, operator=r.operator, values=r.values), labels
+        )
+        for r in term.matchExpressions
+    )
 
 
 def node_affinity(task: TaskInfo, node: NodeClass) -> Status | None:
@@ -166,6 +169,8 @@ class PredicatesPlugin(BasePlugin):
         return np.array([lab.get(key) in domains for lab in self.nodes.labels], dtype=bool)
 
     def dynamic(self, task: TaskInfo, nodes: NodeTable) -> Filter | None:
+        if not self.holders and task.pod.spec.affinity is None:
+            return None
         affinity = _required(task.pod, anti=False)
         anti = _required(task.pod, anti=True)
         holders = [h for h in self.holders.values() if h.key != task.key and h.node >= 0]

@@ -51,7 +51,7 @@ def clusters(draw: st.DrawFn) -> tuple[list[Model], dict[str, Any]]:
 def _check(result: SessionResult, meta: dict[str, Any]) -> None:
     pods, jobs = meta["pods"], meta["jobs"]
     used = dict.fromkeys(meta["capacity"], 0)
-    for key, info in pods.items():
+    for info in pods.values():
         if info["node"] is not None:
             used[info["node"]] += info["cpu"]
     for key, where in result.binds.items():
