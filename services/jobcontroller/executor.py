@@ -25,6 +25,7 @@ import aiohttp
 
 from services.jobcontroller.cache import OWNED_TYPES, ControllerCache, WorkKey, expectation_key
 from services.jobcontroller.core import Actions
+from services.jobcontroller.sshkeys import wants_keypair, with_keypair
 from shared.kube import ApiError, ResourceType, resource_for
 from shared.kube.resources import EVENT
 from shared.models import Json
@@ -243,7 +244,9 @@ class ActionExecutor:
         for obj, exp_key in zip(batch, expected, strict=True):
             kind = str(obj.get("kind", ""))
             try:
-                await self._kube.create(_rt_of(obj), obj)
+                await self._kube.create(
+                    _rt_of(obj), with_keypair(obj) if wants_keypair(obj) else obj
+                )
             except (*CALL_ERRORS, KeyError) as exc:
                 # No ADDED event follows a failed or already-satisfied create.
                 if exp_key is not None:

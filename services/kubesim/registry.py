@@ -86,6 +86,7 @@ RESOURCES: tuple[ResourceType, ...] = (
     _r("", "v1", "Event", "events", True, (), ("ev",)),
     _r("", "v1", "Namespace", "namespaces", False, ("status", "finalize"), ("ns",)),
     _r("", "v1", "ConfigMap", "configmaps", True, (), ("cm",)),
+    _r("", "v1", "Secret", "secrets", True, (), ()),
     _r("", "v1", "Binding", "bindings", True, create_only=True),
     _r("coordination.k8s.io", "v1", "Lease", "leases", True),
     _r("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, (), ("pc",)),

@@ -41,6 +41,7 @@ _ALL = (
     _rt("", "v1", "Service", "services"),
     _rt("", "v1", "Event", "events"),
     _rt("", "v1", "ConfigMap", "configmaps"),
+    _rt("", "v1", "Secret", "secrets"),
     _rt("", "v1", "Namespace", "namespaces", namespaced=False),
     _rt("coordination.k8s.io", "v1", "Lease", "leases"),
     _rt("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False),

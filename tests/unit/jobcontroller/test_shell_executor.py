@@ -181,3 +181,25 @@ async def test_commands_job_deletion_and_best_effort_events() -> None:
         ("Fine", "job-uid"),
     ]
     assert len(kube.of_kind("Event")) == 1
+
+
+def test_ssh_secret_gets_a_fresh_keypair() -> None:
+    from services.jobcontroller.sshkeys import wants_keypair, with_keypair
+    from services.jobcontroller.volcanojob.plugins import SSH_KEYPAIR_ANNOTATION
+
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "j-ssh", "annotations": {SSH_KEYPAIR_ANNOTATION: "true"}},
+        "stringData": {"config": "StrictHostKeyChecking no\n"},
+    }
+    assert wants_keypair(secret)
+    filled = with_keypair(secret, bits=1024)
+    data = filled["stringData"]
+    assert data["config"] == "StrictHostKeyChecking no\n"
+    assert data["id_rsa"].startswith("-----BEGIN RSA PRIVATE KEY-----")
+    assert (
+        data["id_rsa.pub"].startswith("ssh-rsa ") and data["authorized_keys"] == data["id_rsa.pub"]
+    )
+    assert with_keypair(secret, bits=1024)["stringData"]["id_rsa"] != data["id_rsa"]
+    assert not wants_keypair({"kind": "Secret", "metadata": {}})
