@@ -30,6 +30,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("bench", "bus"), "shared.bus_bench", "bus throughput through the broker"),
     (("bench", "kubesim"), "services.kubesim.bench", "kubesim creates/binds/watch events per s"),
     (("bench", "scheduler"), "services.scheduler.bench", "scheduler decisions/s, session time"),
+    (
+        ("bench", "restart"),
+        "services.scheduler.bench_restart",
+        "scheduler restart to first decision",
+    ),
     (("bench", "jobcontroller"), "services.jobcontroller.bench", "reconciles/s, pods created/s"),
 )
 

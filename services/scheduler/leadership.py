@@ -31,9 +31,10 @@ Elected = Callable[[int], Awaitable[None]]
 class Leadership:
     """Current leadership: ``epoch`` is 0 while not leading."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self.epoch = 0
         self.changed = asyncio.Event()
+        self._on_change = on_change
 
     @property
     def leading(self) -> bool:
@@ -42,6 +43,8 @@ class Leadership:
     def set(self, epoch: int) -> None:
         self.epoch = epoch
         self.changed.set()
+        if self._on_change is not None:
+            self._on_change()  # a new leader decides at once, not a period later
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]

@@ -23,7 +23,7 @@ import msgspec
 from msgspec import Meta
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.scheduler.cycle import decide
+from services.scheduler.cycle import conf_digest, decide
 from services.scheduler.leadership import (
     Leadership,
     run_group_leadership,
@@ -95,9 +95,9 @@ class Scheduler:
         self.settings = settings
         self.topics = shell.topics
         self.state = SchedulerState(assume_ttl=settings.assume_ttl)
-        self.leadership = Leadership()
-        self.metrics = Metrics(shell)
         self.changed = asyncio.Event()
+        self.leadership = Leadership(on_change=self.changed.set)
+        self.metrics = Metrics(shell)
         self.cycle = 0
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None
@@ -125,6 +125,7 @@ class Scheduler:
             "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)
         )
         self.shell.readiness.mark_ready()
+        self.changed.set()  # decide as soon as leading: the rebuilt cache is news
         return [
             asyncio.create_task(
                 self.bus.follow(
@@ -152,8 +153,14 @@ class Scheduler:
         self.state.expire(now)
         started = time.perf_counter()
         view = self.state.view()
+        configmap_conf = view.conf_text
         if self.conf_text is not None:
             view.conf_text = self.conf_text
+        # The inputs as this session sees them: publishing below yields to the followers, which
+        # move the positions, and ``decisions`` assumes this cycle's own binds.
+        positions = dict(self.state.positions)
+        assumed = {k: a.node for k, a in self.state.assumed.items()}
+        evicting = sorted(self.state.evicting)
         result = decide(view, now=now, scheduler_names=self.settings.scheduler_names)
         session_s = time.perf_counter() - started
         epoch = self.leadership.epoch
@@ -171,14 +178,17 @@ class Scheduler:
                 now=now,
                 epoch=epoch,
                 producer=self.identity,
-                positions=dict(self.state.positions),
-                assumed={k: a.node for k, a in self.state.assumed.items()},
-                evicting=sorted(self.state.evicting),
+                positions=positions,
+                assumed=assumed,
+                evicting=evicting,
                 binds=result.binds,
                 evictions=result.evictions,
                 pipelined=result.pipelined,
                 podgroups={k: str(v.get("phase", "")) for k, v in result.podgroups.items()},
                 session_ms=round(session_s * 1000, 3),
+                conf_sha256=conf_digest(result.conf_text),
+                conf_text=None if result.conf_text == configmap_conf else result.conf_text,
+                scheduler_names=list(self.settings.scheduler_names),
             )
             await self.bus.produce(self.topics.cycles, encode(record), key=b"cycle")
         return envelopes
