@@ -27,6 +27,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("simulate", "schedule"), "services.scheduler.simulate", "one scheduling session"),
     (("simulate", "reconcile"), "services.jobcontroller.simulate", "one sync of every job"),
     (("submit",), "services.cli.submit", "create or update manifests on the API server"),
+    (("bench", "all"), "services.cli.bench_all", "every benchmark, one process each"),
     (("bench", "bus"), "shared.bus_bench", "bus throughput through the broker"),
     (("bench", "kubesim"), "services.kubesim.bench", "kubesim creates/binds/watch events per s"),
     (("bench", "scheduler"), "services.scheduler.bench", "scheduler decisions/s, session time"),
