@@ -136,6 +136,12 @@ class CycleRecorded(Envelope, tag="CycleRecorded"):
     pipelined: dict[str, str] = {}
     podgroups: dict[str, str] = {}  # podgroup key → phase published
     session_ms: float = 0.0
+    # The conf the session ran: sha256 of its text ("": Volcano's default; None: not recorded),
+    # and the text itself when the state topics cannot reproduce it (a conf file, or a good
+    # conf kept after the ConfigMap turned invalid).
+    conf_sha256: str | None = None
+    conf_text: str | None = None
+    scheduler_names: list[str] = []  # spec.schedulerName values handled ([]: not recorded)
 
 
 cycle_decoder: msgspec.json.Decoder[CycleRecorded] = msgspec.json.Decoder(CycleRecorded)

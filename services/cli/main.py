@@ -26,6 +26,8 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("run", "binder"), "services.binder.cli", "run the binder service"),
     (("simulate", "schedule"), "services.scheduler.simulate", "one scheduling session"),
     (("simulate", "reconcile"), "services.jobcontroller.simulate", "one sync of every job"),
+    (("replay",), "services.scheduler.replay", "re-run a recorded scheduler cycle, diff decisions"),
+    (("explain",), "services.scheduler.explain", "why a job is pending: each plugin's verdict"),
     (("submit",), "services.cli.submit", "create or update manifests on the API server"),
     (("bench", "all"), "services.cli.bench_all", "every benchmark, one process each"),
     (("bench", "bus"), "shared.bus_bench", "bus throughput through the broker"),

@@ -2,11 +2,13 @@
 
 The conf comes from the ``volcano-scheduler-configmap`` ConfigMap (or a file); a conf that does
 not parse is logged and the last good one (else Volcano's default) is used, so a typo in the
-ConfigMap never stops scheduling.
+ConfigMap never stops scheduling. ``decide`` reports the text of the conf it actually ran, so a
+cycle record can say which conf ``shoal replay`` must use.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -16,6 +18,7 @@ import structlog
 from services.scheduler.actions import default_actions
 from services.scheduler.conf import SchedulerConf, parse_conf
 from services.scheduler.plugins import default_plugins
+from services.scheduler.result import SessionResult
 from services.scheduler.runner import default_conf, run_session
 from services.scheduler.snapshot import Snapshot
 from services.scheduler.state import ClusterView, SessionDecisions
@@ -30,18 +33,20 @@ class _ConfCache:
     def __init__(self) -> None:
         self.text: str | None = None
         self.conf: SchedulerConf = default_conf(_PLUGINS, _ACTIONS)
+        self.effective: str | None = None  # the text ``conf`` came from; None: the default
 
     def get(self, text: str | None) -> SchedulerConf:
         if text == self.text:
             return self.conf
         self.text = text
         if text is None:
-            self.conf = default_conf(_PLUGINS, _ACTIONS)
+            self.conf, self.effective = default_conf(_PLUGINS, _ACTIONS), None
             return self.conf
         try:
             self.conf = parse_conf(
                 text, plugins=_PLUGINS, actions=_ACTIONS, source="volcano-scheduler.conf"
             )
+            self.effective = text
             _log.info("scheduler conf loaded", actions=list(self.conf.actions))
         except UserError as exc:
             _log.error("invalid scheduler conf; keeping the previous one", error=str(exc))
@@ -51,7 +56,13 @@ class _ConfCache:
 _confs = _ConfCache()
 
 
-def decide(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> SessionDecisions:
+def conf_digest(text: str | None) -> str:
+    """How a cycle record names its conf: sha256 of the text, "" for Volcano's default."""
+    return "" if text is None else hashlib.sha256(text.encode()).hexdigest()
+
+
+def session(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> SessionResult:
+    """The whole session result (with every job's reasons) over ``view``."""
     snapshot = Snapshot(
         nodes=view.nodes,
         queues=view.queues,
@@ -59,7 +70,7 @@ def decide(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> 
         pods=view.pods,
         priority_classes=view.priority_classes,
     )
-    result = run_session(
+    return run_session(
         snapshot,
         _confs.get(view.conf_text),
         datetime.fromtimestamp(now, UTC),
@@ -67,6 +78,10 @@ def decide(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> 
         actions=_ACTIONS,
         scheduler_names=frozenset(scheduler_names),
     )
+
+
+def decide(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> SessionDecisions:
+    result = session(view, now=now, scheduler_names=scheduler_names)
     return SessionDecisions(
         binds=dict(result.binds),
         evictions=list(result.evictions),
@@ -75,4 +90,5 @@ def decide(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> 
             key: {"phase": update.phase, "conditions": msgspec.to_builtins(update.conditions)}
             for key, update in result.pod_groups.items()
         },
+        conf_text=_confs.effective,
     )

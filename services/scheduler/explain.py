@@ -1,14 +1,27 @@
 """``explain``: why is this job where it is — every plugin's verdict and each failing task's
-node histogram, as data (for the API and ``shoal explain``) or as text for a terminal."""
+node histogram, as data (for the API and ``shoal explain``) or as text for a terminal.
+
+    shoal explain -f FILE NAMESPACE/PODGROUP [-o text|json]      one session on manifests
+    shoal explain --bootstrap HOST:PORT [--cycle N | --last] NAMESPACE/PODGROUP
+
+With ``-f`` the session is the one ``shoal simulate schedule`` runs; with ``--bootstrap`` (or
+``--file LOG.jsonl``) it is a recorded cycle, rebuilt from the log as ``shoal replay`` does.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from services.scheduler.result import JobReasons, SessionResult
 from shared.errors import UserError
+from shared.models import Condition
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.status import FitErrors
 
 
 def explain(result: SessionResult, job: str) -> JobReasons:
@@ -20,23 +33,89 @@ def explain(result: SessionResult, job: str) -> JobReasons:
         raise UserError(f"job {job!r} was not in the session (jobs: {known})") from None
 
 
-def as_dict(reasons: JobReasons) -> dict[str, Any]:
+def as_dict(reasons: JobReasons, conditions: list[Condition] | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = msgspec.to_builtins(reasons)
+    if conditions is not None:
+        doc["conditions"] = msgspec.to_builtins(conditions)
     return doc
 
 
-def render(reasons: JobReasons) -> str:
+def render(reasons: JobReasons, conditions: list[Condition] | None = None) -> str:
     lines = [f"job {reasons.job} (queue {reasons.queue}): {reasons.phase}"]
     if reasons.message:
         lines.append(f"  {reasons.message}")
+    for c in conditions or []:
+        lines.append(f"  condition {c.type}={c.status} {c.reason}: {c.message}".rstrip(": "))
     for plugin, statuses in reasons.plugins.items():
         for status in statuses:
             lines.append(f"  [{plugin}] {status.reason}: {status.message}")
     for task, fit in reasons.tasks.items():
-        lines.append(f"  task {task}: 0/{fit.total_nodes} nodes fit")
+        lines.append(f"  task {task}: 0/{fit.total_nodes} nodes fit: {_histogram(fit)}")
         for count in fit.histogram:
             lines.append(
                 f"    {count.nodes:>5} x [{count.status.plugin}] {count.status.reason}:"
                 f" {count.status.message}"
             )
     return "\n".join(lines)
+
+
+def _histogram(fit: FitErrors) -> str:
+    """ "3 nodes: insufficient nvidia.com/gpu; 2 nodes: taint ... not tolerated"."""
+    return "; ".join(
+        f"{c.nodes} node{'s' if c.nodes != 1 else ''}: {c.status.message}" for c in fit.histogram
+    )
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from services.scheduler.replay import add_log_arguments
+
+    parser.add_argument("job", metavar="NAMESPACE/PODGROUP", help="the job's PodGroup")
+    parser.add_argument("-f", "--filename", help="manifests (multi-document YAML; '-': stdin)")
+    parser.add_argument("--now", help="-f: the session clock, ISO 8601 (default: now)")
+    add_log_arguments(parser)
+    parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
+
+
+def run(args: argparse.Namespace) -> int:
+    if "/" not in args.job:
+        raise UserError(f"{args.job!r}: give the job as NAMESPACE/PODGROUP")
+    if args.filename is not None:
+        if args.bootstrap or args.file is not None:
+            raise UserError("give -f FILE or a log (--bootstrap/--file), not both")
+        result, where = _from_manifests(args), f"one session on {args.filename}"
+    else:
+        result, where = _from_log(args)
+    reasons = explain(result, args.job)
+    update = result.pod_groups.get(args.job)
+    conditions = list(update.conditions) if update is not None else []
+    if args.output == "json":
+        print(json.dumps({"source": where, **as_dict(reasons, conditions)}, indent=2))
+    else:
+        print(f"{where}\n{render(reasons, conditions)}")
+    return 0
+
+
+def _from_manifests(args: argparse.Namespace) -> SessionResult:
+    from services.scheduler.simulate import parse_now, read_source, session
+
+    names = frozenset(("volcano", "shoal"))
+    text = read_source(args.filename)
+    return session(text, source=args.filename, now=parse_now(args.now), names=names)
+
+
+def _from_log(args: argparse.Namespace) -> tuple[SessionResult, str]:
+    from services.scheduler.cycle import session
+    from services.scheduler.replay import describe, load_cycle
+    from services.scheduler.replaying import restore
+    from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES
+    from shared.logging import configure_logging
+
+    configure_logging(level="warning")
+    records, recorded = load_cycle(args)
+    cycle = recorded.cycle
+    view, _ = restore(records, cycle)
+    names = cycle.scheduler_names or DEFAULT_SCHEDULER_NAMES
+    return session(view, now=cycle.now, scheduler_names=names), describe(recorded)

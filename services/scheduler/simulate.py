@@ -12,9 +12,12 @@ import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared.errors import UserError
+
+if TYPE_CHECKING:
+    from services.scheduler.result import SessionResult
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(path: str) -> str:
+def read_source(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
     try:
@@ -40,7 +43,7 @@ def _read(path: str) -> str:
         raise UserError(f"{path}: cannot read: {exc.strerror}") from None
 
 
-def _now(text: str | None) -> datetime:
+def parse_now(text: str | None) -> datetime:
     if text is None:
         return datetime.now(UTC)
     try:
@@ -51,6 +54,11 @@ def _now(text: str | None) -> datetime:
 
 
 def simulate(text: str, *, source: str, now: datetime, names: frozenset[str]) -> dict[str, Any]:
+    return session(text, source=source, now=now, names=names).decisions()
+
+
+def session(text: str, *, source: str, now: datetime, names: frozenset[str]) -> SessionResult:
+    """The whole session result (decisions and every job's reasons) on the manifests."""
     from services.scheduler.actions import default_actions
     from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME, parse_conf
     from services.scheduler.plugins import default_plugins
@@ -71,10 +79,9 @@ def simulate(text: str, *, source: str, now: datetime, names: frozenset[str]) ->
                 actions=actions,
                 source=f"{source} ConfigMap {CONFIGMAP_NAME} data.{CONFIGMAP_KEY}",
             )
-    result = run_session(
+    return run_session(
         Snapshot.of(objects), conf, now, plugins=plugins, actions=actions, scheduler_names=names
     )
-    return result.decisions()
 
 
 def _text(doc: dict[str, Any]) -> str:
@@ -92,7 +99,9 @@ def _text(doc: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     names = frozenset(args.scheduler_names or ("volcano", "shoal"))
-    doc = simulate(_read(args.filename), source=args.filename, now=_now(args.now), names=names)
+    doc = simulate(
+        read_source(args.filename), source=args.filename, now=parse_now(args.now), names=names
+    )
     if args.output == "json":
         print(json.dumps(doc, sort_keys=True, indent=2))
     elif args.output == "yaml":

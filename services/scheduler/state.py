@@ -9,7 +9,7 @@ again while the eviction is in flight. PodGroup status is published only when it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,7 @@ class SessionDecisions:
     # podgroup key → {"phase": ..., "conditions": [...]}
     podgroups: dict[str, dict[str, Any]] = field(default_factory=dict)
     eviction_reasons: dict[str, str] = field(default_factory=dict)
+    conf_text: str | None = None  # the conf the session ran (None: Volcano's default)
 
 
 def _key(pod: Pod) -> str:
@@ -115,6 +116,15 @@ class SchedulerState:
             del self.assumed[key]
         for key in [k for k, since in self.evicting.items() if now - since > self.assume_ttl]:
             del self.evicting[key]
+
+    def restore(self, assumed: Mapping[str, str], evicting: Iterable[str], *, now: float) -> None:
+        """Put back the in-flight decisions a recorded cycle saw (``shoal replay``)."""
+        self.assumed = {}
+        for key, node in assumed.items():
+            pod = self.cache.get(POD, key)
+            uid = pod.metadata.uid if isinstance(pod, Pod) else ""
+            self.assumed[key] = Assumption(uid=uid, node=node, since=now)
+        self.evicting = dict.fromkeys(evicting, now)
 
     def view(self) -> ClusterView:
         pods: list[Pod] = []
