@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+import os
+from typing import Any
 
 import msgspec
 
 from services.scheduler.result import JobReasons, SessionResult
 from shared.errors import UserError
 from shared.models import Condition
-
-if TYPE_CHECKING:
-    from services.scheduler.framework.status import FitErrors
 
 
 def explain(result: SessionResult, job: str) -> JobReasons:
@@ -42,28 +40,21 @@ def as_dict(reasons: JobReasons, conditions: list[Condition] | None = None) -> d
 
 def render(reasons: JobReasons, conditions: list[Condition] | None = None) -> str:
     lines = [f"job {reasons.job} (queue {reasons.queue}): {reasons.phase}"]
-    if reasons.message:
+    shown = {c.message for c in conditions or []}
+    if reasons.message and reasons.message not in shown:
         lines.append(f"  {reasons.message}")
     for c in conditions or []:
-        lines.append(f"  condition {c.type}={c.status} {c.reason}: {c.message}".rstrip(": "))
+        lines.append(f"  {c.type}={c.status} {c.reason}: {c.message}".rstrip(": "))
     for plugin, statuses in reasons.plugins.items():
         for status in statuses:
             lines.append(f"  [{plugin}] {status.reason}: {status.message}")
     for task, fit in reasons.tasks.items():
-        lines.append(f"  task {task}: 0/{fit.total_nodes} nodes fit: {_histogram(fit)}")
+        lines.append(f"  task {task}: 0/{fit.total_nodes} nodes fit")
         for count in fit.histogram:
-            lines.append(
-                f"    {count.nodes:>5} x [{count.status.plugin}] {count.status.reason}:"
-                f" {count.status.message}"
-            )
+            s = count.status
+            plural = "s" if count.nodes != 1 else ""
+            lines.append(f"    {count.nodes} node{plural}: {s.message}  [{s.plugin} {s.reason}]")
     return "\n".join(lines)
-
-
-def _histogram(fit: FitErrors) -> str:
-    """ "3 nodes: insufficient nvidia.com/gpu; 2 nodes: taint ... not tolerated"."""
-    return "; ".join(
-        f"{c.nodes} node{'s' if c.nodes != 1 else ''}: {c.status.message}" for c in fit.histogram
-    )
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -86,8 +77,10 @@ def run(args: argparse.Namespace) -> int:
         if args.bootstrap or args.file is not None:
             raise UserError("give -f FILE or a log (--bootstrap/--file), not both")
         result, where = _from_manifests(args), f"one session on {args.filename}"
-    else:
+    elif args.bootstrap or args.file is not None or os.environ.get("KAFKA_BOOTSTRAP"):
         result, where = _from_log(args)
+    else:
+        raise UserError("give -f FILE (manifests), --bootstrap HOST:PORT or --file LOG.jsonl")
     reasons = explain(result, args.job)
     update = result.pod_groups.get(args.job)
     conditions = list(update.conditions) if update is not None else []

@@ -7,7 +7,6 @@ an exported JSONL file and the ``shoal replay`` command.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,14 +16,11 @@ import pytest
 from services.cli.main import main
 from services.scheduler.logfile import write_records
 from services.scheduler.replaying import pick, recorded_cycles, replay
-from services.scheduler.service import Scheduler, SchedulerSettings
-from shared.bus import MemoryBus, RawRecord
-from shared.config import KafkaSettings, ServiceSettings
+from shared.bus import RawRecord
 from shared.events import CycleRecorded, cycle_decoder, encode
 from shared.models import Model
-from shared.service import KubeSettings, ServiceShell
 from tests.unit.scheduler.builders import conf_text, group, node, pod, queue
-from tests.unit.scheduler.state_records import conf_map, publish
+from tests.unit.scheduler.state_records import conf_map, recorded_log
 
 PREFIX = "replay."
 ENQUEUE_ONLY = conf_text("enqueue", ["priority", "gang"], ["predicates", "proportion"])
@@ -38,47 +34,16 @@ FIRST: list[Model] = [node("n1", "4"), node("n2", "4"), queue("default"), *_gang
 LATER: list[Model] = _gang("b", 2, "2")
 
 
-async def _run_service(tmp_path: Path, *, conf: str = "", extra: Sequence[Model] = ()) -> MemoryBus:
+CYCLES = f"{PREFIX}scheduler.cycles"
+
+
+async def _log(tmp_path: Path, *, conf: str = "", extra: Sequence[Model] = ()) -> list[RawRecord]:
     """Two cycles of the real service: gang a, then gang b arriving between the cycles."""
-    bus = MemoryBus(partitions=2, topic_prefix=PREFIX, clock=lambda: 1_700_000_000.0)
-    shell = ServiceShell(
-        service="scheduler",
-        settings=ServiceSettings(http_port=0),
-        kafka=KafkaSettings(bootstrap="memory", topic_prefix=PREFIX),
-        kube=KubeSettings(),
-    )
     conf_path = ""
     if conf:
         (tmp_path / "conf.yaml").write_text(conf)
         conf_path = str(tmp_path / "conf.yaml")
-    scheduler = Scheduler(
-        shell=shell, bus=bus, settings=SchedulerSettings(standalone=True, conf=conf_path)
-    )
-    await bus.create_topics(scheduler.state_topics())
-    await publish(bus, shell.topics, [*FIRST, *extra])
-    stopping = asyncio.Event()
-    followers = await scheduler.start(stopping)
-    await scheduler.run_cycle()
-    before = dict(scheduler.state.positions)
-    await publish(bus, shell.topics, LATER)
-    for _ in range(200):
-        if scheduler.state.positions != before:
-            break
-        await asyncio.sleep(0.01)
-    await scheduler.run_cycle()
-    stopping.set()
-    await asyncio.gather(*followers)
-    return bus
-
-
-CYCLES = f"{PREFIX}scheduler.cycles"
-STATE = ("pods", "nodes", "podgroups", "queues", "configmaps", "priorityclasses")
-
-
-def _log(bus: MemoryBus) -> list[RawRecord]:
-    """The state and cycles topics, as an export would hold them."""
-    topics = [*(f"{PREFIX}state.{suffix}" for suffix in STATE), CYCLES]
-    return [r for t in topics for r in bus.records(t)]
+    return await recorded_log([[*FIRST, *extra], LATER], prefix=PREFIX, conf_path=conf_path)
 
 
 def _cycles(records: list[RawRecord]) -> list[CycleRecorded]:
@@ -97,7 +62,7 @@ def _cycles(records: list[RawRecord]) -> list[CycleRecorded]:
 async def test_recorded_cycles_replay_identically(
     tmp_path: Path, conf: str, extra: list[Model], binds_first: int
 ) -> None:
-    records = _log(await _run_service(tmp_path, conf=conf, extra=extra))
+    records = await _log(tmp_path, conf=conf, extra=extra)
     first, second = _cycles(records)
     assert len(first.binds) == binds_first
     # The session of cycle 2 saw cycle 1's binds as assumed, not its own.
@@ -151,7 +116,7 @@ async def test_cli_reports_tampered_cycle(
     cycle: int,
     expected: str,
 ) -> None:
-    records = _log(await _run_service(tmp_path))
+    records = await _log(tmp_path)
     target = next(r for r in recorded_cycles(records, topic=CYCLES) if r.cycle.cycle == cycle)
     records = [
         _tamper(r, change) if r.topic == CYCLES and r.offset == target.offset else r
@@ -170,7 +135,7 @@ async def test_cli_identical_from_file_and_json(
 ) -> None:
     path = tmp_path / "log.jsonl"
     with path.open("wb") as out:
-        written, skipped = write_records(out, _log(await _run_service(tmp_path)))
+        written, skipped = write_records(out, await _log(tmp_path))
     assert written > 0 and skipped == 0
     assert main(["replay", "--file", str(path), "--topic-prefix", PREFIX, "--last"]) == 0
     assert "replayed: identical" in capsys.readouterr().out
@@ -202,7 +167,7 @@ async def test_cli_bad_input_exits_2(
     path = tmp_path / "log.jsonl"
     if content is None:
         with path.open("wb") as out:
-            write_records(out, _log(await _run_service(tmp_path)))
+            write_records(out, await _log(tmp_path))
     else:
         path.write_bytes(content)
     assert main(["replay", "--file", str(path), "--topic-prefix", PREFIX, *args]) == 2
