@@ -32,16 +32,22 @@ def add_log_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the log is and which cycle to take (shared with ``shoal explain``)."""
     parser.add_argument(
         "--bootstrap",
+        metavar="HOST:PORT",
         help="Kafka host:port to read the log from (default: $KAFKA_BOOTSTRAP)",
     )
     parser.add_argument(
         "--topic-prefix",
+        metavar="PREFIX",
         default=os.environ.get("SHOAL_TOPIC_PREFIX", DEFAULT_PREFIX),
         help="prefix of the Shoal topics (default: $SHOAL_TOPIC_PREFIX or shoal.)",
     )
-    parser.add_argument("--file", type=Path, help="an exported log (JSONL) instead of Kafka")
+    parser.add_argument(
+        "--file", type=Path, metavar="LOG.jsonl", help="an exported log (JSONL) instead of Kafka"
+    )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--cycle", type=int, help="the cycle number (the latest with that number)")
+    which.add_argument(
+        "--cycle", type=int, metavar="N", help="the cycle number (the latest with that number)"
+    )
     which.add_argument("--last", action="store_true", help="the last recorded cycle (default)")
 
 
@@ -50,7 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "action", nargs="?", choices=("export",), help="export: dump the log to a JSONL file"
     )
     add_log_arguments(parser)
-    parser.add_argument("--out", type=Path, help="export: the JSONL file to write")
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE.jsonl", help="export: the JSONL file to write"
+    )
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text")
 
 
