@@ -14,12 +14,18 @@ session-timeout failure detection.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
 from aiokafka import TopicPartition as KafkaTopicPartition
+from aiokafka.coordinator.assignors.abstract import AbstractPartitionAssignor
+from aiokafka.coordinator.protocol import (
+    ConsumerProtocolMemberAssignment,
+    ConsumerProtocolMemberMetadata,
+)
 
 from shared.bus import Bus
 from shared.config import KafkaSettings
@@ -61,6 +67,46 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
             self._on_change(True)
 
 
+class _OldestFirst(AbstractPartitionAssignor):  # type: ignore[misc]
+    """Every partition goes to the member that joined first (by its start time in the member
+    metadata, ties by member id). With one partition, leadership only moves when the leader
+    leaves; Kafka's stock assignors can hand it to any newcomer on a rebalance."""
+
+    name = "shoal-oldest-first"
+    version = 0
+    started_ns = 0
+
+    @classmethod
+    def metadata(cls, topics: Any) -> ConsumerProtocolMemberMetadata:
+        return ConsumerProtocolMemberMetadata(
+            cls.version, list(topics), str(cls.started_ns).encode()
+        )
+
+    @classmethod
+    def assign(cls, cluster: Any, members: Any) -> dict[str, ConsumerProtocolMemberAssignment]:
+        def age(member_id: str) -> tuple[int, str]:
+            data = members[member_id].user_data or b""
+            return (int(data) if data.isdigit() else 2**63, member_id)
+
+        oldest = min(members, key=age)
+        topics = sorted({t for m in members.values() for t in m.subscription})
+        owned = [(t, sorted(cluster.partitions_for_topic(t) or ())) for t in topics]
+        return {
+            member: ConsumerProtocolMemberAssignment(
+                cls.version, owned if member == oldest else [], b""
+            )
+            for member in members
+        }
+
+    @classmethod
+    def on_assignment(cls, assignment: Any) -> None:
+        return None
+
+
+def _oldest_first(started_ns: int) -> type[_OldestFirst]:
+    return type("OldestFirst", (_OldestFirst,), {"started_ns": started_ns})
+
+
 async def run_static_leadership(leadership: Leadership, stopping: asyncio.Event) -> None:
     """Always the leader, epoch 1 (single replica with an in-memory bus; tests, replay)."""
     leadership.set(1)
@@ -99,6 +145,8 @@ async def run_group_leadership(
         session_timeout_ms=kafka.session_timeout_ms,
         heartbeat_interval_ms=kafka.heartbeat_interval_ms,
         fetch_max_wait_ms=kafka.fetch_max_wait_ms,
+        # The oldest member leads: a standby joining must not take over from a live leader.
+        partition_assignment_strategy=(_oldest_first(time.time_ns()),),
     )
     await consumer.start()
     try:
