@@ -7,18 +7,21 @@ everything on SIGTERM within ``SHOAL_SHUTDOWN_GRACE``.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Mapping
-from typing import Annotated
+from collections.abc import Awaitable, Mapping
+from typing import Annotated, Protocol
 
 import msgspec
 import structlog
 from msgspec import Meta
 from prometheus_client import CollectorRegistry
 
+from shared.bus import Bus
 from shared.config import KafkaSettings, ServiceSettings, load_settings
 from shared.errors import UserError
 from shared.health import Readiness, start_health_server
+from shared.kube import KubeClient
 from shared.logging import configure_logging
 from shared.runtime import RootTask, run_service
 from shared.topics import Topics
@@ -73,3 +76,30 @@ class ServiceShell:
             )
         finally:
             await server.stop()
+
+
+class KubeServiceMain(Protocol):
+    """The body of a service that talks to Kafka and the API server; returns when stopping."""
+
+    def __call__(
+        self, *, shell: ServiceShell, bus: Bus, kube: KubeClient, stopping: asyncio.Event
+    ) -> Awaitable[None]: ...
+
+
+def run_kube_service(shell: ServiceShell, body: KubeServiceMain, kubeconfig: str | None) -> int:
+    """Run ``body`` as the service's one root task with a Kafka bus and an API client."""
+    from shared.bus.kafka import KafkaBus
+
+    async def main() -> int:
+        kube = await KubeClient.connect(kubeconfig or shell.kube.kubeconfig or None)
+        try:
+            async with KafkaBus(settings=shell.kafka) as bus:
+
+                async def root(stopping: asyncio.Event) -> None:
+                    await body(shell=shell, bus=bus, kube=kube, stopping=stopping)
+
+                return await shell.run({shell.service: root})
+        finally:
+            await kube.close()
+
+    return asyncio.run(main())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
+from functools import partial
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -12,26 +12,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from services.binder.service import BinderSettings, run_binder
-    from shared.bus.kafka import KafkaBus
     from shared.config import load_settings
-    from shared.kube import KubeClient
-    from shared.service import ServiceShell
+    from shared.service import ServiceShell, run_kube_service
 
     shell = ServiceShell.from_env("binder")
     settings = load_settings(BinderSettings, prefix="SHOAL_BINDER_")
-
-    async def main() -> int:
-        kube = await KubeClient.connect(args.kubeconfig or shell.kube.kubeconfig or None)
-        try:
-            async with KafkaBus(settings=shell.kafka) as bus:
-
-                async def binder(stopping: asyncio.Event) -> None:
-                    await run_binder(
-                        shell=shell, bus=bus, kube=kube, settings=settings, stopping=stopping
-                    )
-
-                return await shell.run({"binder": binder})
-        finally:
-            await kube.close()
-
-    return asyncio.run(main())
+    return run_kube_service(shell, partial(run_binder, settings=settings), args.kubeconfig)

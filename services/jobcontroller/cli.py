@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
+from functools import partial
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,27 +16,10 @@ def run(args: argparse.Namespace) -> int:
         check_settings,
         run_jobcontroller,
     )
-    from shared.bus.kafka import KafkaBus
     from shared.config import load_settings
-    from shared.kube import KubeClient
-    from shared.service import ServiceShell
+    from shared.service import ServiceShell, run_kube_service
 
     shell = ServiceShell.from_env("jobcontroller")
     settings = load_settings(JobControllerSettings, prefix="SHOAL_JOBCONTROLLER_")
     check_settings(settings)
-
-    async def main() -> int:
-        kube = await KubeClient.connect(args.kubeconfig or shell.kube.kubeconfig or None)
-        try:
-            async with KafkaBus(settings=shell.kafka) as bus:
-
-                async def jobcontroller(stopping: asyncio.Event) -> None:
-                    await run_jobcontroller(
-                        shell=shell, bus=bus, kube=kube, settings=settings, stopping=stopping
-                    )
-
-                return await shell.run({"jobcontroller": jobcontroller})
-        finally:
-            await kube.close()
-
-    return asyncio.run(main())
+    return run_kube_service(shell, partial(run_jobcontroller, settings=settings), args.kubeconfig)
