@@ -28,7 +28,7 @@ from pathlib import Path
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from shared.broker import bootstrap_server
+from shared.broker import EmbeddedBroker, resolve_bootstrap
 from shared.bus.kafka import KafkaBus
 from shared.config import KafkaSettings
 from shared.kube import KubeClient, resource_for
@@ -70,8 +70,8 @@ class KubesimResult:
     reconciles_per_s: float  # over first Job create → that moment
     mean_sync_seconds: float  # one job's sync, API calls included
     pods_created_per_s: float
-    rss_mib: dict[str, float]  # peak (VmHWM) per child process
-    cpu_seconds: dict[str, float]  # user+system CPU per child over the whole run
+    rss_mib: dict[str, float]  # peak (VmHWM) per process (the bench itself and its children)
+    cpu_seconds: dict[str, float]  # user+system CPU per process while measuring
 
 
 def run_kubesim(args: argparse.Namespace) -> int:
@@ -85,9 +85,12 @@ async def bench_kubesim(
 ) -> KubesimResult:
     """Start the children, create the Jobs, wait for every Pod; stop everything."""
     deadline = timeout if timeout is not None else 60.0 + jobs * pods / 100
+    pids: dict[str, int] = {"bench": os.getpid()}
     with contextlib.ExitStack() as stack:
+        bootstrap = bootstrap or resolve_bootstrap()
         if bootstrap is None:
-            bootstrap = stack.enter_context(bootstrap_server())
+            broker = stack.enter_context(EmbeddedBroker())
+            bootstrap, pids["broker"] = broker.bootstrap, broker.pid or 0
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-jc-")))
         prefix = f"bench.{uuid.uuid4().hex[:8]}."
         await _create_topics(bootstrap, prefix)
@@ -108,7 +111,8 @@ async def bench_kubesim(
                 children[name] = await Child.start(name, workdir, [], env)
             for name in SERVICES:
                 await children[name].wait_ready(60.0)
-            return await _measure(children, jobs=jobs, pods=pods, timeout=deadline)
+            pids.update((name, child.proc.pid) for name, child in children.items())
+            return await _measure(children, pids, jobs=jobs, pods=pods, timeout=deadline)
         finally:
             for child in reversed(children.values()):
                 await child.stop()
@@ -122,13 +126,14 @@ async def _create_topics(bootstrap: str, prefix: str) -> None:
 
 
 async def _measure(
-    children: dict[str, Child], *, jobs: int, pods: int, timeout: float
+    children: dict[str, Child], pids: dict[str, int], *, jobs: int, pods: int, timeout: float
 ) -> KubesimResult:
     kube = await KubeClient.connect(str(children["kubesim"].kubeconfig))
     try:
         _, version = await kube.list_all(POD, namespace=NAMESPACE)
         seen = PodCounter(jobs * pods)
         watching = asyncio.create_task(seen.follow(kube, version))
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
         started = time.perf_counter()
         gate = asyncio.Semaphore(CREATE_CONCURRENCY)
 
@@ -152,6 +157,7 @@ async def _measure(
         total = seen.last - started
         syncs = await _settled_syncs(children["jobcontroller"], jobs * pods)
         synced = time.perf_counter() - started
+        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
     finally:
         await kube.close()
     reconciles, sync_sum, sync_count, _ = (syncs[name] for name in SYNC_METRICS)
@@ -167,8 +173,8 @@ async def _measure(
         reconciles_per_s=round(reconciles / synced, 1),
         mean_sync_seconds=round(sync_sum / max(sync_count, 1.0), 4),
         pods_created_per_s=round(len(seen.names) / total, 1),
-        rss_mib={name: round(c.proc_mib("VmHWM"), 1) for name, c in children.items()},
-        cpu_seconds={name: round(c.cpu_seconds(), 2) for name, c in children.items()},
+        rss_mib={name: round(peak_rss_mib(pid), 1) for name, pid in pids.items()},
+        cpu_seconds={name: round(seconds, 2) for name, seconds in cpu.items()},
     )
 
 
@@ -288,19 +294,6 @@ class Child:
                     sums[sample.name] += sample.value
         return sums
 
-    def proc_mib(self, field: str) -> float:
-        """A memory line of /proc/PID/status (VmRSS, VmHWM) in MiB."""
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith(f"{field}:"):
-                return int(line.split()[1]) / 1024
-        return 0.0
-
-    def cpu_seconds(self) -> float:
-        """utime + stime of the process so far (/proc/PID/stat fields 14 and 15)."""
-        stat = Path(f"/proc/{self.proc.pid}/stat").read_text()
-        fields = stat.rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
     def tail(self, lines: int = 5) -> str:
         return " | ".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
@@ -312,6 +305,20 @@ class Child:
             except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
+
+
+def peak_rss_mib(pid: int) -> float:
+    """VmHWM of /proc/PID/status in MiB (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process so far (/proc/PID/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def table(result: KubesimResult) -> str:

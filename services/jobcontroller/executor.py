@@ -8,13 +8,15 @@ otherwise the cache lowers them when it observes the ADDED/DELETED event.
 
 Idempotency: a create answered 409 AlreadyExists is success (names are deterministic, so it is
 the object a previous sync created); a delete answered 404 is success. A failed creation batch
-stops the remaining batches (slow start, as the Kubernetes Job controller). Transient errors
-(429, 5xx, connection) and all other failures make the sync fail, so the key is requeued with
-back-off; Events are best effort and never fail a sync.
+stops the remaining batches (slow start, as the Kubernetes Job controller); a batch's
+consecutive Pods are created concurrently. Transient errors (429, 5xx, connection) and all
+other failures make the sync fail, so the key is requeued with back-off; Events are best
+effort and never fail a sync.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import Callable
@@ -240,24 +242,39 @@ class ActionExecutor:
         for wanted in expected:
             if wanted is not None:
                 self._cache.expectations.expect_creations(wanted, 1, now)
+        # A batch's consecutive Pods are created concurrently, as the Kubernetes Job
+        # controller's slow start does: one call after another made a sync's latency grow
+        # with its pod count, which capped pods/s at workers x pods / sync latency. Other
+        # kinds (PodGroup, Service, ConfigMap, Secret) are created alone and in order, since
+        # the Pods after them may depend on them.
         ok = True
-        for obj, exp_key in zip(batch, expected, strict=True):
-            kind = str(obj.get("kind", ""))
-            try:
-                await self._kube.create(
-                    _rt_of(obj), with_keypair(obj) if wants_keypair(obj) else obj
-                )
-            except (*CALL_ERRORS, KeyError) as exc:
-                # No ADDED event follows a failed or already-satisfied create.
-                if exp_key is not None:
-                    self._cache.expectations.creation_observed(exp_key)
-                if isinstance(exc, ApiError) and exc.status == 409:
-                    continue  # AlreadyExists: a deterministic name a previous sync created
-                outcome.errors.append(exc)
-                ok = False
+        run: list[tuple[Json, str | None]] = []
+        for obj, exp_key in [*zip(batch, expected, strict=True), (None, None)]:
+            if obj is not None and obj.get("kind") == "Pod":
+                run.append((obj, exp_key))
                 continue
-            outcome.created[kind] = outcome.created.get(kind, 0) + 1
+            if run:
+                results = await asyncio.gather(*(self._create(o, k, outcome) for o, k in run))
+                ok = all(results) and ok
+                run = []
+            if obj is not None:
+                ok = await self._create(obj, exp_key, outcome) and ok
         return ok
+
+    async def _create(self, obj: Json, exp_key: str | None, outcome: Outcome) -> bool:
+        kind = str(obj.get("kind", ""))
+        try:
+            await self._kube.create(_rt_of(obj), with_keypair(obj) if wants_keypair(obj) else obj)
+        except (*CALL_ERRORS, KeyError) as exc:
+            # No ADDED event follows a failed or already-satisfied create.
+            if exp_key is not None:
+                self._cache.expectations.creation_observed(exp_key)
+            if isinstance(exc, ApiError) and exc.status == 409:
+                return True  # AlreadyExists: a deterministic name a previous sync created
+            outcome.errors.append(exc)
+            return False
+        outcome.created[kind] = outcome.created.get(kind, 0) + 1
+        return True
 
     async def _consume_commands(self, actions: Actions, outcome: Outcome) -> None:
         rt = resource_for("bus.volcano.sh/v1alpha1", "Command")

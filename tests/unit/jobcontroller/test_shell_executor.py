@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -203,3 +204,46 @@ def test_ssh_secret_gets_a_fresh_keypair() -> None:
     )
     assert with_keypair(secret, bits=1024)["stringData"]["id_rsa"] != data["id_rsa"]
     assert not wants_keypair({"kind": "Secret", "metadata": {}})
+
+
+class SlowKube(FakeKube):
+    """Creates take a moment; records when each starts and ends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[str, str]] = []
+
+    async def create(self, rt: Any, obj: Json, namespace: str | None = None) -> Json:
+        name = obj["metadata"]["name"]
+        self.log.append(("start", name))
+        await asyncio.sleep(0.01)
+        self.log.append(("end", name))
+        return await super().create(rt, obj, namespace)
+
+
+def service(name: str) -> Json:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "ns"}}
+
+
+async def test_a_batch_creates_its_pods_concurrently_and_other_kinds_in_order() -> None:
+    kube = SlowKube()
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    executor = ActionExecutor(kube, cache)
+    kube.put({**HEAD, "status": {}})
+    create = [pod("p0"), pod("p1"), service("svc"), pod("p2"), pod("p3")]
+    outcome = await executor.execute(JOB, HEAD, Actions(create=create, create_batches=[1, 4]))
+    assert outcome.created == {"Pod": 4, "Service": 1}
+    # Batch 1: p0 alone. Batch 2: p1, then svc alone (pods after it may need it), then p2 and
+    # p3 together.
+    assert kube.log == [
+        ("start", "p0"),
+        ("end", "p0"),
+        ("start", "p1"),
+        ("end", "p1"),
+        ("start", "svc"),
+        ("end", "svc"),
+        ("start", "p2"),
+        ("start", "p3"),
+        ("end", "p2"),
+        ("end", "p3"),
+    ]
