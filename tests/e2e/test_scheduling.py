@@ -1,0 +1,218 @@
+"""Gang waiting, preemption and weighted fair share through the whole system.
+
+One Stack of 4 nodes with 4 CPUs each (16 CPUs). Its scheduler conf comes from the
+``volcano-scheduler-configmap`` ConfigMap (the watcher mirrors ConfigMaps; the scheduler reads the
+conf from the state topics) with the preempt and reclaim actions. Each test runs in a namespace
+of its own and deletes it at the end, which frees the cluster for the next test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_cluster import (
+    CONFIGMAP,
+    NAMESPACE,
+    POD,
+    PRIORITYCLASS,
+    QUEUE,
+    VCJOB,
+    Observer,
+    eventually,
+    vcjob,
+)
+
+from services.cli.stack import Stack, StackConfig
+from services.cli.submit import apply
+from shared.kube import KubeClient
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+Json = dict[str, Any]
+CONF = """\
+actions: "enqueue, allocate, preempt, reclaim, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+"""
+
+
+@pytest.fixture(scope="module")
+def stack_config(tmp_path_factory: pytest.TempPathFactory) -> StackConfig:
+    return StackConfig(workdir=tmp_path_factory.mktemp("sched"), nodes=4, node_cpu="4")
+
+
+@pytest.fixture(scope="module", autouse=True)
+async def preempting_conf(stack: Stack, kube: KubeClient) -> None:
+    """The conf as a user sets it: the ConfigMap, read by the scheduler within a cycle."""
+    configmap = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "volcano-scheduler-configmap", "namespace": "default"},
+        "data": {"volcano-scheduler.conf": CONF},
+    }
+    await apply(kube, configmap)
+    log = Path(stack.services["scheduler"].log_path)
+
+    def conf_lines() -> str:
+        return "".join(line for line in log.read_text().splitlines() if "conf loaded" in line)
+
+    async def loaded() -> bool:
+        return "preempt" in await asyncio.to_thread(conf_lines)
+
+    await eventually(loaded, timeout=30, what="the scheduler to load the ConfigMap conf")
+    assert CONFIGMAP.plural == "configmaps"
+
+
+@pytest.fixture
+async def cleanup(kube: KubeClient, namespace: str) -> AsyncIterator[str]:
+    yield namespace
+    await kube.delete(NAMESPACE, namespace)
+    await eventually(lambda: _no_pods(kube, namespace), timeout=30, what="namespace cleanup")
+
+
+async def _no_pods(kube: KubeClient, namespace: str) -> bool:
+    pods, _ = await kube.list_all(POD, namespace=namespace)
+    return not pods
+
+
+async def running_pods(kube: KubeClient, namespace: str, job: str) -> list[Json]:
+    """Pods of ``job`` (a job name or a prefix) that hold a node now (bound, not finished)."""
+    pods, _ = await kube.list_all(POD, namespace=namespace)
+    return [
+        p
+        for p in pods
+        if p["metadata"].get("labels", {}).get("volcano.sh/job-name", "").startswith(job)
+        and p["spec"].get("nodeName")
+        and p.get("status", {}).get("phase") not in ("Succeeded", "Failed")
+        and not p["metadata"].get("deletionTimestamp")
+    ]
+
+
+async def wait_bound(kube: KubeClient, namespace: str, job: str, count: int) -> None:
+    async def bound() -> bool:
+        return len(await running_pods(kube, namespace, job)) >= count
+
+    await eventually(bound, timeout=60, what=f"{count} pods of {job} bound")
+
+
+async def test_gang_larger_than_free_capacity_waits_then_runs_whole(
+    kube: KubeClient, observer: Observer, cleanup: str
+) -> None:
+    ns = cleanup
+    await kube.create(VCJOB, vcjob("filler", ns, replicas=12, duration="8s"))
+    await wait_bound(kube, ns, "filler", 12)
+    await kube.create(VCJOB, vcjob("gang", ns, replicas=6, duration="2s"))
+    filler = await kube.get(VCJOB, "filler", ns)
+    gang = await kube.get(VCJOB, "gang", ns)
+    group = f"{ns}/gang-{gang['metadata']['uid']}"
+    # While every filler pod still runs only 4 CPUs are free: no pod of the 6-pod gang may bind.
+    checks = 0
+    while all(p.phases[-1:] != ["Succeeded"] for p in observer.pods_of(ns, "filler") if p.phases):
+        assert not [p.name for p in observer.pods_of(ns, "gang") if p.nodes], "bound too early"
+        checks += 1
+        await asyncio.sleep(0.2)
+    assert checks >= 10, "the gang was observed waiting for at least 2 s"
+    record = observer.podgroups[group]
+    assert set(record.phases) <= {"Pending", "Inqueue", "Running", "Completed"}
+    assert record.phases[0] in ("Pending", "Inqueue")
+    reasons = [c for c in record.conditions if c.get("type") == "Unschedulable"]
+    assert reasons, f"an Unschedulable condition on {group}: {record.conditions}"
+    message = " ".join(str(c.get("message", "")) for c in reasons)
+    assert "tasks in gang unschedulable" in message
+    assert "cpu" in message.lower(), f"the condition names the short resource: {message}"
+
+    async def whole_gang_bound() -> bool:
+        return sum(1 for p in observer.pods_of(ns, "gang") if p.nodes) == 6
+
+    await eventually(whole_gang_bound, timeout=60, what="the gang to be bound whole")
+    times = [p.bound_at for p in observer.pods_of(ns, "gang") if p.bound_at is not None]
+    assert max(times) - min(times) < 1.5, "the gang was placed at once, not piecemeal"
+    assert "Running" in observer.podgroups[group].phases
+    assert filler["metadata"]["uid"] != gang["metadata"]["uid"]
+
+
+async def test_higher_priority_job_preempts_lower_priority_pods(
+    kube: KubeClient, observer: Observer, cleanup: str
+) -> None:
+    ns = cleanup
+    for name, value in (("e2e-low", 10), ("e2e-high", 1000)):
+        priority_class = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+        }
+        await apply(kube, priority_class)
+    assert PRIORITYCLASS.namespaced is False
+    low = vcjob("low", ns, replicas=16, min_available=1, duration=None, priority_class="e2e-low")
+    await kube.create(VCJOB, low)
+    await wait_bound(kube, ns, "low", 16)
+    low_uids = {p.uid for p in observer.pods_of(ns, "low")}
+    high = vcjob("high", ns, replicas=4, duration=None, priority_class="e2e-high")
+    started = time.monotonic()
+    await kube.create(VCJOB, high)
+    await wait_bound(kube, ns, "high", 4)
+    evicted = [p for p in observer.pods_of(ns, "low") if p.uid in low_uids and p.deleted]
+    print(
+        f"preemption: {len(evicted)} low-priority pods evicted, high job bound after "
+        f"{time.monotonic() - started:.1f}s"
+    )
+    assert len(evicted) >= 4, "the high-priority gang needed 4 CPUs taken from low pods"
+    assert len(await running_pods(kube, ns, "low")) <= 12
+    assert not observer.rebound()
+
+
+async def test_two_queues_share_the_cluster_by_weight(
+    kube: KubeClient, observer: Observer, cleanup: str
+) -> None:
+    ns = cleanup
+    for name, weight in (("e2e-heavy", 3), ("e2e-light", 1)):
+        queue = {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": name},
+            "spec": {"weight": weight, "reclaimable": True},
+        }
+        await apply(kube, queue)
+    assert QUEUE.namespaced is False
+    # The light queue first takes the whole cluster; reclaim must give the heavy queue its share.
+    # As in Volcano, gang protects a job at its minAvailable from reclaim and reclaim serves only
+    # starving jobs: so one elastic light job (minAvailable 1) and sixteen one-pod heavy jobs.
+    light = vcjob("light-0", ns, replicas=16, min_available=1, duration=None, queue="e2e-light")
+    await kube.create(VCJOB, light)
+    await wait_bound(kube, ns, "light-", 16)
+    for i in range(16):
+        heavy = vcjob(f"heavy-{i}", ns, replicas=1, duration=None, queue="e2e-heavy")
+        await kube.create(VCJOB, heavy)
+    shares: dict[str, int] = {}
+
+    async def settled() -> bool:
+        for job in ("heavy", "light"):
+            shares[job] = len(await running_pods(kube, ns, f"{job}-"))
+        return shares["heavy"] + shares["light"] >= 15 and shares["heavy"] >= 11
+
+    try:
+        await eventually(settled, timeout=60, what="the heavy queue to reclaim its share")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: running pods {shares}") from None
+    await asyncio.sleep(2)  # a settled share stays put
+    for job in ("heavy", "light"):
+        shares[job] = len(await running_pods(kube, ns, f"{job}-"))
+    ratio = shares["heavy"] / max(shares["light"], 1)
+    print(f"weighted queues 3:1 → allocated heavy={shares['heavy']} light={shares['light']}")
+    assert shares["light"] >= 3, "the light queue keeps its deserved share"
+    assert 2.5 <= ratio <= 4.5, shares
