@@ -57,7 +57,7 @@ class JobControllerSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     shard: Annotated[int, Meta(ge=0, description="this instance's shard, 0 <= shard < shards")] = 0
     shards: Annotated[int, Meta(ge=1, description="instances sharing the partitions")] = 1
-    workers: Annotated[int, Meta(ge=1, description="jobs synced concurrently")] = 16
+    workers: Annotated[int, Meta(ge=1, description="jobs synced concurrently")] = 48
     scheduler_names: Annotated[
         tuple[str, ...], Meta(description="schedulerName values whose pods need a PodGroup")
     ] = ("shoal", "volcano")
