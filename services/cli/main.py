@@ -39,6 +39,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "scheduler restart to first decision",
     ),
     (("bench", "jobcontroller"), "services.jobcontroller.bench", "reconciles/s, pods created/s"),
+    (("bench", "e2e"), "services.cli.bench_e2e", "job created → all pods bound, whole stack"),
 )
 
 

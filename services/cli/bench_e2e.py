@@ -1,0 +1,249 @@
+"""``shoal bench e2e``: job created → all pods bound, through Kafka, kubesim and the four services.
+
+Starts the whole local stack (embedded broker, kubesim with ``--nodes`` simulated nodes, the
+four services as processes), then measures two things against DESIGN §5:
+
+- light load: jobs submitted one by one (each after the previous one's gang is bound); the
+  latency from the job's create call to the moment its last pod was seen with a nodeName;
+- throughput: ``--jobs`` Volcano Jobs of ``--pods-per-job`` pods created as fast as the API
+  takes them; pods/s from the first create call to the last pod bound, and the same per-job
+  latency (p50/p99), which then includes queueing behind the other jobs.
+
+Pods carry no duration, so they keep running: the benchmark measures binding, not completion.
+Binding is observed through a pod watch, as a user would see it. RSS per process is sampled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shared.errors import UserError
+
+Json = dict[str, Any]
+NAMESPACE = "bench"
+JOB_LABEL = "volcano.sh/job-name"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--jobs", type=int, default=1000, help="Volcano Jobs in the burst")
+    parser.add_argument("--pods-per-job", type=int, default=10, help="gang size of each job")
+    parser.add_argument("--nodes", type=int, default=1000, help="simulated nodes")
+    parser.add_argument("--node-cpu", default="32", help="CPUs per node (pods request 1)")
+    parser.add_argument("--light-jobs", type=int, default=20, help="jobs of the light-load run")
+    parser.add_argument("--concurrency", type=int, default=16, help="concurrent create calls")
+    parser.add_argument("--timeout", type=float, default=600, help="deadline of the burst (s)")
+    parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+@dataclass
+class Binding:
+    """Per job: when its create call started and when each of its pods was first seen bound."""
+
+    pods_per_job: int
+    created: dict[str, float] = field(default_factory=dict)
+    bound: dict[str, dict[str, float]] = field(default_factory=dict)
+    complete: dict[str, float] = field(default_factory=dict)
+    waiters: dict[str, asyncio.Event] = field(default_factory=dict)
+
+    def observe(self, pod: Json, now: float) -> None:
+        meta = pod.get("metadata") or {}
+        job = (meta.get("labels") or {}).get(JOB_LABEL)
+        if not job or not (pod.get("spec") or {}).get("nodeName"):
+            return
+        pods = self.bound.setdefault(job, {})
+        pods.setdefault(str(meta.get("name")), now)
+        if len(pods) >= self.pods_per_job and job not in self.complete:
+            self.complete[job] = now
+            if job in self.waiters:
+                self.waiters[job].set()
+
+    def latencies(self, jobs: list[str]) -> list[float]:
+        return [self.complete[j] - self.created[j] for j in jobs if j in self.complete]
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def job_manifest(name: str, pods: int) -> Json:
+    container = {
+        "name": "work",
+        "image": "busybox:1.36",
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
+    }
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {
+            "minAvailable": pods,
+            "schedulerName": "volcano",
+            "queue": "default",
+            "tasks": [
+                {
+                    "name": "w",
+                    "replicas": pods,
+                    "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+                }
+            ],
+        },
+    }
+
+
+async def _watch_pods(kube: Any, binding: Binding) -> None:
+    from shared.kube import ApiError, resource_for
+
+    pod_rt = resource_for("v1", "Pod")
+    while True:
+        try:
+            items, version = await kube.list_all(pod_rt, namespace=NAMESPACE)
+            for pod in items:
+                binding.observe(pod, time.monotonic())
+            async for _, pod in kube.watch(
+                pod_rt, resource_version=version, namespace=NAMESPACE, inactivity_timeout=30
+            ):
+                binding.observe(pod, time.monotonic())
+        except (ApiError, OSError, TimeoutError):
+            await asyncio.sleep(0.2)
+
+
+async def _light(kube: Any, binding: Binding, count: int, pods: int) -> list[float]:
+    from shared.kube import resource_for
+
+    vcjob = resource_for("batch.volcano.sh/v1alpha1", "Job")
+    names = [f"light-{i}" for i in range(count)]
+    for name in names:
+        binding.waiters[name] = asyncio.Event()
+        binding.created[name] = time.monotonic()
+        await kube.create(vcjob, job_manifest(name, pods))
+        await asyncio.wait_for(binding.waiters[name].wait(), 60)
+        await asyncio.sleep(0.2)  # light load: the system is idle when the next job arrives
+    return binding.latencies(names)
+
+
+async def _burst(kube: Any, binding: Binding, args: argparse.Namespace) -> tuple[float, float]:
+    """Create every job; (first create time, last pod bound time)."""
+    from shared.kube import resource_for
+
+    vcjob = resource_for("batch.volcano.sh/v1alpha1", "Job")
+    names = [f"job-{i}" for i in range(args.jobs)]
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    for name in names:
+        queue.put_nowait(name)
+
+    async def creator() -> None:
+        while not queue.empty():
+            name = queue.get_nowait()
+            binding.created[name] = time.monotonic()
+            await kube.create(vcjob, job_manifest(name, args.pods_per_job))
+
+    started = time.monotonic()
+    await asyncio.gather(*(creator() for _ in range(args.concurrency)))
+    created_in = time.monotonic() - started
+    deadline = started + args.timeout
+    while time.monotonic() < deadline and not all(n in binding.complete for n in names):
+        await asyncio.sleep(0.1)
+    done = [binding.complete[n] for n in names if n in binding.complete]
+    print(f"  created {args.jobs} jobs in {created_in:.1f}s; {len(done)} fully bound")
+    return started, max(done, default=started)
+
+
+async def bench(args: argparse.Namespace) -> Json:
+    from services.cli.stack import Stack, StackConfig
+    from shared.kube import KubeClient, resource_for
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-e2e-"))
+    config = StackConfig(workdir=workdir, nodes=args.nodes, node_cpu=args.node_cpu)
+    stack = Stack(config)
+    rss_peak: dict[str, float] = {}
+    try:
+        await stack.start(timeout=300)
+        kube = await KubeClient.connect(str(stack.kubeconfig))
+        binding = Binding(pods_per_job=args.pods_per_job)
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+        await kube.create(resource_for("v1", "Namespace"), namespace)
+        watching = asyncio.create_task(_watch_pods(kube, binding))
+
+        async def sample_rss() -> None:
+            while True:
+                for name, mib in stack.rss().items():
+                    if mib is not None:
+                        rss_peak[name] = max(rss_peak.get(name, 0.0), mib)
+                await asyncio.sleep(1)
+
+        sampling = asyncio.create_task(sample_rss())
+        try:
+            print(f"light load: {args.light_jobs} jobs of {args.pods_per_job} pods, one by one")
+            light = await _light(kube, binding, args.light_jobs, args.pods_per_job)
+            print(f"burst: {args.jobs} jobs x {args.pods_per_job} pods on {args.nodes} nodes")
+            started, last_bound = await _burst(kube, binding, args)
+        finally:
+            watching.cancel()
+            sampling.cancel()
+            await kube.close()
+        burst = [f"job-{i}" for i in range(args.jobs)]
+        bound_pods = sum(len(binding.bound.get(n, {})) for n in burst)
+        latencies = binding.latencies(burst)
+        seconds = max(last_bound - started, 1e-9)
+        return {
+            "nodes": args.nodes,
+            "jobs": args.jobs,
+            "pods_per_job": args.pods_per_job,
+            "pods_bound": bound_pods,
+            "seconds": round(seconds, 2),
+            "pods_per_s": round(bound_pods / seconds, 1),
+            "job_to_bound_p50_s": round(percentile(latencies, 0.5), 3),
+            "job_to_bound_p99_s": round(percentile(latencies, 0.99), 3),
+            "light_jobs": args.light_jobs,
+            "light_p50_s": round(statistics.median(light), 3) if light else None,
+            "light_max_s": round(max(light), 3) if light else None,
+            "rss_mib_at_end": {k: round(v or 0.0, 1) for k, v in stack.rss().items()},
+            "rss_mib_peak": {k: round(v, 1) for k, v in rss_peak.items()},
+            "workdir": str(workdir),
+        }
+    finally:
+        stack.stop(grace=10)
+
+
+def render(result: Json) -> str:
+    lines = [
+        f"shoal bench e2e: {result['jobs']} jobs x {result['pods_per_job']} pods "
+        f"on {result['nodes']} nodes",
+        f"  throughput   {result['pods_per_s']:>9} pods/s "
+        f"({result['pods_bound']} pods bound in {result['seconds']} s; target >= 1000)",
+        f"  burst        p50 {result['job_to_bound_p50_s']} s, p99 {result['job_to_bound_p99_s']} s"
+        " (job created -> last pod bound)",
+        f"  light load   p50 {result['light_p50_s']} s, max {result['light_max_s']} s over "
+        f"{result['light_jobs']} jobs (target p50 < 1.5 s)",
+        "  RSS MiB      "
+        + ", ".join(
+            f"{k} {result['rss_mib_peak'].get(k, v)} (end {v})"
+            for k, v in result["rss_mib_at_end"].items()
+        ),
+        f"  logs         {result['workdir']}/logs",
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in ("jobs", "pods_per_job", "nodes", "concurrency"):
+        if getattr(args, name) < 1:
+            raise UserError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.light_jobs < 0:
+        raise UserError("--light-jobs must not be negative")
+    result = asyncio.run(bench(args))
+    print(json.dumps(result) if args.json else render(result))
+    complete = result["pods_bound"] == args.jobs * args.pods_per_job
+    return 0 if complete else 1
