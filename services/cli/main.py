@@ -26,6 +26,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("run", "binder"), "services.binder.cli", "run the binder service"),
     (("simulate", "schedule"), "services.scheduler.simulate", "one scheduling session"),
     (("simulate", "reconcile"), "services.jobcontroller.simulate", "one sync of every job"),
+    (("simulate", "admit"), "services.scheduler.admit", "one Kueue admission cycle"),
     (("replay",), "services.scheduler.replay", "re-run a recorded scheduler cycle, diff decisions"),
     (("explain",), "services.scheduler.explain", "why a job is pending: each plugin's verdict"),
     (("submit",), "services.cli.submit", "create or update manifests on the API server"),

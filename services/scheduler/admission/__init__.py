@@ -1,0 +1,15 @@
+"""Kueue-style admission: quota per ClusterQueue and flavor, cohorts, preemption.
+
+``admit(objects, now)`` is the pure core (manifests in, decisions out) that ``shoal simulate
+admit`` and the tests call; the modules are the concepts Kueue has: the quota tree
+(``model``), workloads and their requests (``workloads``), building the snapshot from
+manifests (``snapshot``), flavor assignment (``flavors``), preemption (``preemption``) and the
+scheduling cycle (``cycle``).
+"""
+
+from __future__ import annotations
+
+from services.scheduler.admission.cycle import admit
+from services.scheduler.admission.result import AdmissionResult, Admitted, PodSetFlavors
+
+__all__ = ["AdmissionResult", "Admitted", "PodSetFlavors", "admit"]

@@ -1,0 +1,205 @@
+"""The admission cycle: Kueue's scheduler loop run until every queue has had its say.
+
+Each ClusterQueue orders its pending workloads by priority, then queue timestamp. A Kueue
+cycle takes the head of every queue, assigns flavors (and preemption targets), sorts the
+heads (not borrowing first, then priority, then timestamp) and admits them in order,
+re-checking quota because earlier heads of the cycle used some. ``admit`` repeats cycles on
+the same snapshot until no queue has a head left to try, which is where Kueue settles when
+nothing else changes:
+
+- a head that does not fit blocks a StrictFIFO queue; a BestEffortFIFO queue sets it aside
+  and tries the next one (a namespace mismatch is set aside under both, as in Kueue);
+- a head that needs preemption marks its targets ``preempted``, reserves its quota and stays
+  the head, pending until the targets are gone (a later run), so its queue waits too;
+- a head that no longer fits because of an earlier head of the same cycle is retried in the
+  next cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from services.scheduler.admission.flavors import Assignment, Mode, assign_flavors
+from services.scheduler.admission.model import STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.admission.preemption import preemption_targets
+from services.scheduler.admission.result import AdmissionResult, Admitted, PodSetFlavors
+from services.scheduler.admission.snapshot import Inputs, build
+from services.scheduler.admission.workloads import AdmittedWorkload, WorkloadInfo
+from services.scheduler.framework.status import Code, Status
+from shared.models import Model
+
+PLUGIN = "scheduler"
+NAMESPACE_LABEL = "kubernetes.io/metadata.name"
+
+
+def admit(objects: Sequence[Model], now: datetime, *, source: str = "input") -> AdmissionResult:
+    """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions."""
+    return _Run(build(objects, now=now, source=source), now).run()
+
+
+@dataclass
+class _Entry:
+    info: WorkloadInfo
+    cq: ClusterQueueState
+    assignment: Assignment | None = None
+    targets: list[AdmittedWorkload] = field(default_factory=list)
+    refusal: Status | None = None
+    """Why the workload cannot be assigned at all (before quota)."""
+    set_aside: bool = False
+    """Refused in a way that does not block even a StrictFIFO queue."""
+
+    def order(self) -> tuple[bool, int, datetime, str]:
+        borrows = self.assignment.borrows if self.assignment else False
+        return (borrows, -self.info.priority, self.info.timestamp, self.info.key)
+
+
+@dataclass
+class _Queue:
+    cq: ClusterQueueState
+    workloads: list[WorkloadInfo]
+    position: int = 0
+    blocked_by: Status | None = None
+
+    def head(self) -> WorkloadInfo | None:
+        if self.blocked_by is not None or self.position >= len(self.workloads):
+            return None
+        return self.workloads[self.position]
+
+
+class _Run:
+    def __init__(self, inputs: Inputs, now: datetime) -> None:
+        self.inputs = inputs
+        self.snapshot: Snapshot = inputs.snapshot
+        self.now = now
+        self.result = AdmissionResult(pending=dict(inputs.unqueued))
+        self.preempted: dict[str, AdmittedWorkload] = {}
+        self.queues: list[_Queue] = []
+        self.reserved_in_cycle = False
+        for name in sorted(inputs.queued):
+            cq = self.snapshot.cluster_queues[name]
+            ordered = sorted(inputs.queued[name], key=lambda w: (-w.priority, w.timestamp, w.key))
+            self.queues.append(_Queue(cq, ordered))
+
+    def run(self) -> AdmissionResult:
+        for queue in self.queues:
+            if queue.cq.inactive_reason is not None:
+                why = _status(
+                    "ClusterQueueInactive",
+                    f"ClusterQueue {queue.cq.name} is inactive: {queue.cq.inactive_reason}",
+                )
+                self.result.pending.update((w.key, why) for w in queue.workloads)
+                queue.position = len(queue.workloads)
+        while True:
+            heads = [(q, w) for q in self.queues if (w := q.head()) is not None]
+            if not heads:
+                break
+            self.result.cycles += 1
+            entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
+            by_cq = {q.cq.name: q for q, _ in heads}
+            self.reserved_in_cycle = False
+            for entry in entries:
+                self._process(entry, by_cq[entry.cq.name])
+        self._explain_the_rest()
+        return self.result
+
+    def _nominate(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Entry:
+        entry = _Entry(info, cq)
+        labels = {**self.inputs.namespace_labels.get(info.namespace, {})}
+        labels.setdefault(NAMESPACE_LABEL, info.namespace)
+        selector = cq.namespace_selector
+        if selector is not None and not selector.matches(labels):
+            entry.refusal = _status(
+                "NamespaceMismatch", "Workload namespace doesn't match ClusterQueue selector"
+            )
+            entry.set_aside = True
+            return entry
+        entry.assignment = assign_flavors(info, cq, self.snapshot.flavors)
+        if entry.assignment.mode == Mode.PREEMPT:
+            entry.targets = preemption_targets(
+                info, entry.assignment, cq, self.snapshot, preempting=self.preempted
+            )
+        return entry
+
+    def _process(self, entry: _Entry, queue: _Queue) -> None:
+        key, assignment = entry.info.key, entry.assignment
+        if entry.refusal is not None or assignment is None:
+            self._refuse(queue, entry, entry.refusal or _status("Unassigned", "no assignment"))
+            return
+        if assignment.mode == Mode.NO_FIT or (
+            assignment.mode == Mode.PREEMPT and not entry.targets
+        ):
+            self._refuse(queue, entry, assignment.status())
+            return
+        with self.snapshot.without([*self.preempted.values(), *entry.targets]):
+            fits = entry.cq.fits(assignment.usage)
+        if not fits:
+            why = _status(
+                "SkippedInCycle", "Workload no longer fits after processing another workload"
+            )
+            if self.reserved_in_cycle:
+                self.result.pending[key] = why  # retried in the next cycle
+            else:
+                self._refuse(queue, entry, why)  # nothing changed: retrying would loop
+            return
+        self.reserved_in_cycle = True
+        for target in entry.targets:
+            self.preempted[target.info.key] = target
+            self.result.preempted.setdefault(target.info.key, key)
+        if assignment.mode == Mode.PREEMPT:
+            entry.cq.add_usage(assignment.usage)
+            queue.blocked_by = self.result.pending[key] = _status(
+                "PendingPreemption",
+                f"{assignment.status().message}. Pending the preemption of "
+                f"{len(entry.targets)} workload(s)",
+            )
+            return
+        self._admit(entry, assignment)
+        queue.position += 1
+
+    def _admit(self, entry: _Entry, assignment: Assignment) -> None:
+        key = entry.info.key
+        self.result.pending.pop(key, None)
+        podsets = {
+            ps.name: PodSetFlavors(ps.count, {r: c.flavor for r, c in ps.flavors.items()})
+            for ps in assignment.podsets
+        }
+        self.result.admitted[key] = Admitted(entry.cq.name, podsets)
+        self.snapshot.add_workload(
+            AdmittedWorkload(
+                info=entry.info,
+                cluster_queue=entry.cq.name,
+                flavors={name: ps.flavors for name, ps in podsets.items()},
+                counts={name: ps.count for name, ps in podsets.items()},
+                usage=assignment.usage,
+                admitted_at=self.now,
+            )
+        )
+
+    def _refuse(self, queue: _Queue, entry: _Entry, why: Status) -> None:
+        self.result.pending[entry.info.key] = why
+        if queue.cq.strategy == STRICT_FIFO and not entry.set_aside:
+            queue.blocked_by = why
+        else:
+            queue.position += 1
+
+    def _explain_the_rest(self) -> None:
+        """Workloads never tried wait behind their queue's blocked head."""
+        for queue in self.queues:
+            if queue.blocked_by is None or queue.position >= len(queue.workloads):
+                continue
+            head = queue.workloads[queue.position]
+            for info in queue.workloads[queue.position + 1 :]:
+                self.result.pending[info.key] = _status(
+                    "WaitingForHead",
+                    f"waiting behind {head.key} at the head of StrictFIFO ClusterQueue "
+                    f"{queue.cq.name} ({queue.blocked_by.reason})"
+                    if queue.cq.strategy == STRICT_FIFO
+                    else f"waiting behind {head.key}, which is preempting in ClusterQueue "
+                    f"{queue.cq.name}",
+                )
+
+
+def _status(reason: str, message: str) -> Status:
+    return Status(code=Code.UNSCHEDULABLE, reason=reason, message=message, plugin=PLUGIN)

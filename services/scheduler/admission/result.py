@@ -1,0 +1,49 @@
+"""What one admission run decided, and its ``shoal simulate admit`` JSON shape (DESIGN §4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.scheduler.framework.status import Status
+
+
+@dataclass(frozen=True)
+class PodSetFlavors:
+    count: int
+    flavors: dict[str, str]
+    """Resource → flavor."""
+
+
+@dataclass(frozen=True)
+class Admitted:
+    cluster_queue: str
+    podsets: dict[str, PodSetFlavors]
+
+
+@dataclass
+class AdmissionResult:
+    admitted: dict[str, Admitted] = field(default_factory=dict)
+    """Workloads admitted by this run (already-admitted ones are not repeated)."""
+    pending: dict[str, Status] = field(default_factory=dict)
+    """Workloads still waiting, with why: the last verdict they got."""
+    preempted: dict[str, str] = field(default_factory=dict)
+    """Admitted workloads chosen for eviction → the workload they make room for."""
+    cycles: int = 0
+    """Scheduling cycles run until no ClusterQueue had a head left to try."""
+
+    def decisions(self) -> dict[str, Any]:
+        return {
+            "admitted": {
+                key: {
+                    "clusterQueue": a.cluster_queue,
+                    "podSets": {
+                        name: {"count": ps.count, "flavors": dict(sorted(ps.flavors.items()))}
+                        for name, ps in sorted(a.podsets.items())
+                    },
+                }
+                for key, a in sorted(self.admitted.items())
+            },
+            "pending": sorted(self.pending),
+            "preempted": sorted(self.preempted),
+        }

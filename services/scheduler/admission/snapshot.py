@@ -1,0 +1,266 @@
+"""From manifests to the admission snapshot: quota tree, admitted usage, queued workloads.
+
+Quotas are parsed here so a bad quantity is reported with its document and field. A
+ClusterQueue that names a missing ResourceFlavor, or whose ``stopPolicy`` holds it, is
+inactive (Kueue's ``Active=False``): its workloads wait. Workloads that never reach a
+ClusterQueue (no LocalQueue, no ClusterQueue, inactive, no queue name) are pending with
+their reason and block nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from services.scheduler.admission.model import (
+    ANY,
+    BEST_EFFORT_FIFO,
+    LOWER_OR_NEWER_EQUAL_PRIORITY,
+    LOWER_PRIORITY,
+    NEVER,
+    STRICT_FIFO,
+    ClusterQueueState,
+    Fungibility,
+    Preemption,
+    Quota,
+    ResourceGroup,
+    Snapshot,
+    link_cohorts,
+)
+from services.scheduler.admission.workloads import (
+    AdmittedWorkload,
+    FlavorResource,
+    Priorities,
+    WorkloadInfo,
+    admitted_usage,
+    condition,
+    condition_true,
+    document_of,
+    holds_quota,
+    is_finished,
+    parse_time,
+    workload_info,
+)
+from services.scheduler.framework.status import Code, Status
+from shared.errors import ManifestError, QuantityError
+from shared.models import (
+    ClusterQueue,
+    LocalQueue,
+    Model,
+    Namespace,
+    PriorityClass,
+    ResourceFlavor,
+    Workload,
+    of_kind,
+)
+from shared.quantities import parse_quantity
+
+PLUGIN = "queue"
+_WITHIN = (NEVER, LOWER_PRIORITY, LOWER_OR_NEWER_EQUAL_PRIORITY)
+_RECLAIM = (NEVER, LOWER_PRIORITY, ANY)
+_STRATEGIES = (STRICT_FIFO, BEST_EFFORT_FIFO)
+_FUNGIBILITY = {
+    "whenCanBorrow": ("Borrow", "TryNextFlavor"),
+    "whenCanPreempt": ("Preempt", "TryNextFlavor"),
+}
+
+
+@dataclass
+class Inputs:
+    snapshot: Snapshot
+    queued: dict[str, list[WorkloadInfo]] = field(default_factory=dict)
+    """ClusterQueue name → its pending workloads (unordered)."""
+    unqueued: dict[str, Status] = field(default_factory=dict)
+    """Pending workloads that reach no ClusterQueue, with the reason."""
+    namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def build(objects: Sequence[Model], *, now: datetime, source: str = "input") -> Inputs:
+    flavors = {f.metadata.name: f for f in of_kind(objects, ResourceFlavor)}
+    specs = of_kind(objects, ClusterQueue)
+    states = [_cluster_queue(cq, flavors, source) for cq in specs]
+    cohorts = link_cohorts(zip(states, (cq.spec.cohort for cq in specs), strict=True))
+    snapshot = Snapshot({s.name: s for s in states}, cohorts, flavors)
+    inputs = Inputs(snapshot=snapshot, namespace_labels=_namespace_labels(objects))
+    local_queues = {
+        (lq.metadata.namespace or "default", lq.metadata.name): lq.spec.clusterQueue
+        for lq in of_kind(objects, LocalQueue)
+    }
+    priorities = Priorities(of_kind(objects, PriorityClass))
+    seen: set[str] = set()
+    for wl in of_kind(objects, Workload):
+        if is_finished(wl):
+            continue
+        info = workload_info(wl, priorities=priorities, now=now, source=source)
+        if info.key in seen:
+            raise ManifestError("duplicate Workload", document=document_of(wl, source))
+        seen.add(info.key)
+        cq_name = local_queues.get((info.namespace, info.queue_name or ""))
+        if holds_quota(wl):
+            admission = wl.status.admission
+            _add_admitted(inputs, info, admission.clusterQueue if admission else cq_name, source)
+        else:
+            _enqueue(inputs, info, cq_name)
+    return inputs
+
+
+def _enqueue(inputs: Inputs, info: WorkloadInfo, cq_name: str | None) -> None:
+    queues = inputs.snapshot.cluster_queues
+    if info.obj.spec.active is False:
+        inputs.unqueued[info.key] = _why("Inactive", "the workload is deactivated (spec.active)")
+    elif not info.queue_name:
+        inputs.unqueued[info.key] = _why("NoQueueName", "spec.queueName is not set")
+    elif cq_name is None:
+        inputs.unqueued[info.key] = _why(
+            "LocalQueueNotFound", f"LocalQueue {info.namespace}/{info.queue_name} doesn't exist"
+        )
+    elif cq_name not in queues:
+        inputs.unqueued[info.key] = _why(
+            "ClusterQueueNotFound", f"ClusterQueue {cq_name} doesn't exist"
+        )
+    else:
+        inputs.queued.setdefault(cq_name, []).append(info)
+
+
+def _add_admitted(inputs: Inputs, info: WorkloadInfo, cq_name: str | None, source: str) -> None:
+    """Count an admitted workload's usage; one admitted to an unknown queue counts nowhere."""
+    cq = inputs.snapshot.cluster_queues.get(cq_name or "")
+    if cq is None:
+        return
+    covered_pods = cq.covers("pods")
+    fallback = {
+        ps.name: {
+            res: group.flavors[0]
+            for res in ps.requests(count_pods=covered_pods)
+            if (group := cq.group_of(res)) is not None and group.flavors
+        }
+        for ps in info.podsets
+    }
+    flavors, counts, usage = admitted_usage(
+        info, covered_pods=covered_pods, fallback=fallback, source=source
+    )
+    document = document_of(info.obj, source)
+    reserved = condition(info.obj, "QuotaReserved") or condition(info.obj, "Admitted")
+    admitted_at = None
+    if reserved is not None:
+        admitted_at = parse_time(
+            reserved.lastTransitionTime, document=document, field="status.conditions"
+        )
+    inputs.snapshot.add_workload(
+        AdmittedWorkload(
+            info=info,
+            cluster_queue=cq.name,
+            flavors=flavors,
+            counts=counts,
+            usage=usage,
+            admitted_at=admitted_at or info.timestamp,
+            evicted=condition_true(info.obj, "Evicted"),
+        )
+    )
+
+
+def _why(reason: str, message: str) -> Status:
+    return Status(code=Code.UNRESOLVABLE, reason=reason, message=message, plugin=PLUGIN)
+
+
+def _namespace_labels(objects: Iterable[Model]) -> dict[str, dict[str, str]]:
+    return {ns.metadata.name: dict(ns.metadata.labels) for ns in of_kind(objects, Namespace)}
+
+
+def _cluster_queue(
+    cq: ClusterQueue, flavors: dict[str, ResourceFlavor], source: str
+) -> ClusterQueueState:
+    document = f"{source} (ClusterQueue {cq.metadata.name})"
+    if not cq.metadata.name:
+        raise ManifestError("missing name", document=document, field="metadata.name")
+    spec = cq.spec
+    _check(spec.queueingStrategy, _STRATEGIES, document, "spec.queueingStrategy")
+    groups: list[ResourceGroup] = []
+    quotas: dict[FlavorResource, Quota] = {}
+    for i, group in enumerate(spec.resourceGroups):
+        covered = tuple(group.coveredResources)
+        for j, flavor in enumerate(group.flavors):
+            where = f"spec.resourceGroups[{i}].flavors[{j}]"
+            if sorted(r.name for r in flavor.resources) != sorted(covered):
+                raise ManifestError(
+                    f"resources must be the group's coveredResources {list(covered)}",
+                    document=document,
+                    field=f"{where}.resources",
+                )
+            for k, res in enumerate(flavor.resources):
+                field_ = f"{where}.resources[{k}]"
+                quotas[(flavor.name, res.name)] = Quota(
+                    nominal=_milli(res.nominalQuota, document, f"{field_}.nominalQuota"),
+                    borrowing_limit=_optional_milli(
+                        res.borrowingLimit, document, f"{field_}.borrowingLimit"
+                    ),
+                    lending_limit=_optional_milli(
+                        res.lendingLimit, document, f"{field_}.lendingLimit"
+                    ),
+                )
+        groups.append(ResourceGroup(covered, tuple(f.name for f in group.flavors)))
+    missing = sorted({f for g in groups for f in g.flavors if f not in flavors})
+    inactive = f"ResourceFlavor {', '.join(missing)} not found" if missing else None
+    if spec.stopPolicy in ("Hold", "HoldAndDrain"):
+        inactive = f"stopPolicy is {spec.stopPolicy}"
+    return ClusterQueueState(
+        name=cq.metadata.name,
+        groups=tuple(groups),
+        quotas=quotas,
+        strategy=spec.queueingStrategy,
+        namespace_selector=spec.namespaceSelector,
+        preemption=_preemption(cq, document),
+        fungibility=_fungibility(cq, document),
+        inactive_reason=inactive,
+    )
+
+
+def _preemption(cq: ClusterQueue, document: str) -> Preemption:
+    p = cq.spec.preemption
+    if p is None:
+        return Preemption()
+    _check(p.withinClusterQueue, _WITHIN, document, "spec.preemption.withinClusterQueue")
+    _check(p.reclaimWithinCohort, _RECLAIM, document, "spec.preemption.reclaimWithinCohort")
+    borrow = p.borrowWithinCohort or {}
+    policy = borrow.get("policy", NEVER)
+    _check(policy, (NEVER, LOWER_PRIORITY), document, "spec.preemption.borrowWithinCohort.policy")
+    threshold = borrow.get("maxPriorityThreshold")
+    if threshold is not None and not isinstance(threshold, int):
+        raise ManifestError(
+            "expected an integer",
+            document=document,
+            field="spec.preemption.borrowWithinCohort.maxPriorityThreshold",
+        )
+    return Preemption(p.withinClusterQueue, p.reclaimWithinCohort, policy, threshold)
+
+
+def _fungibility(cq: ClusterQueue, document: str) -> Fungibility:
+    given = cq.spec.flavorFungibility or {}
+    for key, allowed in _FUNGIBILITY.items():
+        if key in given:
+            _check(given[key], allowed, document, f"spec.flavorFungibility.{key}")
+    return Fungibility(
+        when_can_borrow=given.get("whenCanBorrow", "Borrow"),
+        when_can_preempt=given.get("whenCanPreempt", "TryNextFlavor"),
+    )
+
+
+def _check(value: object, allowed: Sequence[str], document: str, field_: str) -> None:
+    if value not in allowed:
+        raise ManifestError(
+            f"unsupported value {value!r}: expected one of {', '.join(allowed)}",
+            document=document,
+            field=field_,
+        )
+
+
+def _milli(quantity: str | int | float, document: str, field_: str) -> int:
+    try:
+        return parse_quantity(quantity).milli()
+    except QuantityError as exc:
+        raise ManifestError(str(exc), document=document, field=field_) from None
+
+
+def _optional_milli(quantity: str | int | float | None, document: str, field_: str) -> int | None:
+    return None if quantity is None else _milli(quantity, document, field_)

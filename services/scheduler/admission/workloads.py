@@ -1,0 +1,211 @@
+"""Workloads as admission sees them: priority, queue-order timestamp, requests per pod set.
+
+A Workload's priority is ``spec.priority`` (Kueue's webhook fills it from the PriorityClass);
+when a manifest carries only a class name, the PriorityClass in the same file gives the value,
+then a ``globalDefault`` class, then 0. Its place in the queue is its creation time, or the
+time it was last evicted (Kueue's default ``requeuingTimestamp: Eviction``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from shared.errors import ManifestError, QuantityError
+from shared.models import PodSpec, PriorityClass, Workload, convert, object_key
+from shared.models.base import Condition
+from shared.quantities import parse_quantity
+from shared.resources import PODS, Resources, spec_requests
+
+FlavorResource = tuple[str, str]
+"""(flavor name, resource name): the unit quota is kept in."""
+
+Usage = dict[FlavorResource, int]
+"""Milli-units used or requested per flavor and resource."""
+
+
+@dataclass(frozen=True)
+class PodSetInfo:
+    name: str
+    count: int
+    per_pod: Resources
+    """Requests of one pod (containers, init containers, overhead)."""
+    spec: PodSpec
+    """The pod template's spec: nodeSelector, affinity and tolerations pick flavors."""
+
+    def requests(self, *, count_pods: bool) -> Resources:
+        """Requests of all ``count`` pods; ``pods`` counts too when the queue covers it."""
+        total = self.per_pod.scale(self.count)
+        return total + {PODS: self.count * 1000} if count_pods else total
+
+
+@dataclass(frozen=True)
+class WorkloadInfo:
+    key: str
+    namespace: str
+    queue_name: str | None
+    priority: int
+    timestamp: datetime
+    """Queue order: creation time, or the last eviction."""
+    podsets: tuple[PodSetInfo, ...]
+    obj: Workload
+
+
+@dataclass(frozen=True)
+class AdmittedWorkload:
+    """A workload holding quota in a ClusterQueue (admitted before or during this cycle)."""
+
+    info: WorkloadInfo
+    cluster_queue: str
+    flavors: dict[str, dict[str, str]]
+    """Pod set name → resource → flavor."""
+    counts: dict[str, int]
+    usage: Usage
+    admitted_at: datetime
+    evicted: bool = False
+
+    def uses_any(self, frs: Iterable[FlavorResource]) -> bool:
+        return any(fr in self.usage for fr in frs)
+
+
+class Priorities:
+    """PriorityClass values by name, and the ``globalDefault`` one."""
+
+    def __init__(self, classes: Iterable[PriorityClass]) -> None:
+        self.by_name = {pc.metadata.name: pc.value for pc in classes}
+        defaults = [pc.value for pc in classes if pc.globalDefault]
+        self.default = defaults[0] if defaults else 0
+
+    def of(self, wl: Workload, template: PodSpec | None, *, document: str) -> int:
+        if wl.spec.priority is not None:
+            return wl.spec.priority
+        name = wl.spec.priorityClassName or (template.priorityClassName if template else None)
+        if name is None:
+            if template is not None and template.priority is not None:
+                return template.priority
+            return self.default
+        if name not in self.by_name:
+            raise ManifestError(
+                f"PriorityClass {name!r} not found", document=document, field="priorityClassName"
+            )
+        return self.by_name[name]
+
+
+def parse_time(text: str | None, *, document: str, field: str) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise ManifestError(
+            f"not an RFC 3339 time: {text!r}", document=document, field=field
+        ) from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def condition(wl: Workload, kind: str) -> Condition | None:
+    return next((c for c in wl.status.conditions if c.type == kind), None)
+
+
+def condition_true(wl: Workload, kind: str) -> bool:
+    found = condition(wl, kind)
+    return found is not None and found.status == "True"
+
+
+def holds_quota(wl: Workload) -> bool:
+    """Admitted already: an admission in status, or QuotaReserved/Admitted true."""
+    return (
+        wl.status.admission is not None
+        or condition_true(wl, "QuotaReserved")
+        or condition_true(wl, "Admitted")
+    )
+
+
+def is_finished(wl: Workload) -> bool:
+    return condition_true(wl, "Finished")
+
+
+def document_of(wl: Workload, source: str) -> str:
+    return f"{source} (Workload {object_key(wl.metadata)})"
+
+
+def workload_info(
+    wl: Workload, *, priorities: Priorities, now: datetime, source: str
+) -> WorkloadInfo:
+    """Decode a Workload's pod sets and ordering keys; bad input raises ManifestError."""
+    document = document_of(wl, source)
+    if not wl.metadata.name:
+        raise ManifestError("missing name", document=document, field="metadata.name")
+    if not wl.spec.podSets:
+        raise ManifestError("at least one pod set is required", document=document, field="spec")
+    podsets = tuple(_podset_info(wl, i, document) for i in range(len(wl.spec.podSets)))
+    created = parse_time(
+        wl.metadata.creationTimestamp, document=document, field="metadata.creationTimestamp"
+    )
+    evicted = condition(wl, "Evicted")
+    requeued = None
+    if evicted is not None and evicted.status == "True":
+        requeued = parse_time(
+            evicted.lastTransitionTime, document=document, field="status.conditions"
+        )
+    return WorkloadInfo(
+        key=object_key(wl.metadata),
+        namespace=wl.metadata.namespace or "default",
+        queue_name=wl.spec.queueName,
+        priority=priorities.of(wl, podsets[0].spec, document=document),
+        timestamp=requeued or created or now,
+        podsets=podsets,
+        obj=wl,
+    )
+
+
+def _podset_info(wl: Workload, index: int, document: str) -> PodSetInfo:
+    podset = wl.spec.podSets[index]
+    field = f"spec.podSets[{index}]"
+    if podset.count < 0:
+        raise ManifestError("count must be >= 0", document=document, field=f"{field}.count")
+    template = podset.template.get("spec", {})
+    spec = convert(template, PodSpec, document=f"{document} {field}.template.spec")
+    return PodSetInfo(name=podset.name, count=podset.count, per_pod=spec_requests(spec), spec=spec)
+
+
+def admitted_usage(
+    info: WorkloadInfo, *, covered_pods: bool, fallback: dict[str, dict[str, str]], source: str
+) -> tuple[dict[str, dict[str, str]], dict[str, int], Usage]:
+    """Flavors, counts and usage of an admitted workload, from ``status.admission``.
+
+    ``resourceUsage`` is what Kueue recorded; without it the usage is recomputed from the
+    pod sets. ``fallback`` supplies flavors for pod sets the admission does not list (a
+    manifest that only says Admitted=True).
+    """
+    document = document_of(info.obj, source)
+    admission = info.obj.status.admission
+    assignments = {a.name: a for a in admission.podSetAssignments} if admission else {}
+    flavors: dict[str, dict[str, str]] = {}
+    counts: dict[str, int] = {}
+    usage: Usage = {}
+    for podset in info.podsets:
+        assignment = assignments.get(podset.name)
+        chosen = dict(assignment.flavors) if assignment else fallback.get(podset.name, {})
+        count = assignment.count if assignment and assignment.count is not None else podset.count
+        sized = PodSetInfo(podset.name, count, podset.per_pod, podset.spec)
+        requests = dict(sized.requests(count_pods=covered_pods))
+        if assignment and assignment.resourceUsage:
+            requests = {
+                name: _milli(q, document, f"status.admission.{podset.name}.resourceUsage.{name}")
+                for name, q in assignment.resourceUsage.items()
+            }
+        flavors[podset.name], counts[podset.name] = chosen, count
+        for resource, amount in requests.items():
+            if resource in chosen:
+                fr = (chosen[resource], resource)
+                usage[fr] = usage.get(fr, 0) + amount
+    return flavors, counts, usage
+
+
+def _milli(quantity: str | int | float, document: str, field: str) -> int:
+    try:
+        return parse_quantity(quantity).milli()
+    except QuantityError as exc:
+        raise ManifestError(str(exc), document=document, field=field) from None
