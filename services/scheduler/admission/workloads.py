@@ -8,7 +8,7 @@ time it was last evicted (Kueue's default ``requeuingTimestamp: Eviction``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -72,7 +72,7 @@ class AdmittedWorkload:
 class Priorities:
     """PriorityClass values by name, and the ``globalDefault`` one."""
 
-    def __init__(self, classes: Iterable[PriorityClass]) -> None:
+    def __init__(self, classes: Sequence[PriorityClass]) -> None:
         self.by_name = {pc.metadata.name: pc.value for pc in classes}
         defaults = [pc.value for pc in classes if pc.globalDefault]
         self.default = defaults[0] if defaults else 0

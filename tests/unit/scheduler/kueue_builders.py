@@ -41,7 +41,9 @@ def cluster_queue(
     strategy: str | None = None,
     within: str | None = None,
     reclaim: str | None = None,
+    borrow_within: str | None = None,
     selector: Json | None = None,
+    fungibility: Json | None = None,
 ) -> Json:
     """``flavors``: flavor name → cpu quota (from ``quota``), in the order they are tried."""
     spec: Json = {
@@ -58,13 +60,16 @@ def cluster_queue(
         spec["cohort"] = cohort
     if strategy:
         spec["queueingStrategy"] = strategy
-    if within or reclaim:
+    if within or reclaim or borrow_within:
         spec["preemption"] = {
             "withinClusterQueue": within or "Never",
             "reclaimWithinCohort": reclaim or "Never",
+            "borrowWithinCohort": {"policy": borrow_within or "Never"},
         }
     if selector is not None:
         spec["namespaceSelector"] = selector
+    if fungibility is not None:
+        spec["flavorFungibility"] = fungibility
     return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
 
 

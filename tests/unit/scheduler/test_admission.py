@@ -50,6 +50,22 @@ def cohort_of_two(a: Json, b: Json, *, reclaim: str | None = None) -> list[Json]
     ]
 
 
+def two_flavors(fungibility: Json | None = None) -> list[Json]:
+    """Flavors x and y (4 CPUs each); "low" fills x; withinClusterQueue LowerPriority."""
+    return [
+        flavor("x"),
+        flavor("y"),
+        cluster_queue(
+            "cq",
+            {"x": quota("4"), "y": quota("4")},
+            within="LowerPriority",
+            fungibility=fungibility,
+        ),
+        local_queue("lq", "cq"),
+        workload("low", "4", priority=0, admitted=("cq", "x")),
+    ]
+
+
 @dataclass
 class Case:
     id: str
@@ -238,6 +254,51 @@ CASES = [
         pending=["default/second"],
     ),
     Case(
+        "preempt-newer-equal-priority-when-allowed",
+        [
+            *one_queue("4", within="LowerOrNewerEqualPriority"),
+            workload("newer-peer", "3", priority=10, minute=5, admitted=("cq", D)),
+            workload("older", "3", priority=10, minute=1),
+        ],
+        pending=["default/older"],
+        preempted=["default/newer-peer"],
+    ),
+    Case(
+        "default-fungibility-tries-next-flavor-before-preempting",
+        [*two_flavors(), workload("high", "4", priority=10, minute=1)],
+        admitted={"default/high": {CPU: "y"}},
+    ),
+    Case(
+        "fungibility-preempt-stays-on-first-flavor",
+        [*two_flavors({"whenCanPreempt": "Preempt"}), workload("high", "4", priority=10, minute=1)],
+        pending=["default/high"],
+        preempted=["default/low"],
+    ),
+    Case(
+        "borrow-within-cohort-preempts-lower-priority-borrower",
+        [
+            flavor(D),
+            cluster_queue(
+                "cq-a", {D: quota("2")}, cohort="team", reclaim="Any", borrow_within="LowerPriority"
+            ),
+            cluster_queue("cq-b", {D: quota("2")}, cohort="team"),
+            local_queue("lq-a", "cq-a"),
+            workload("low", "3", queue="lq-b", priority=0, admitted=("cq-b", D)),
+            workload("high", "3", queue="lq-a", priority=10, minute=1),
+        ],
+        pending=["default/high"],
+        preempted=["default/low"],
+    ),
+    Case(
+        "no-borrowing-while-preempting-without-borrow-within-cohort",
+        [
+            *cohort_of_two(quota("2"), quota("2"), reclaim="Any"),
+            workload("low", "3", queue="lq-b", priority=0, admitted=("cq-b", D)),
+            workload("high", "3", queue="lq-a", priority=10, minute=1),
+        ],
+        pending=["default/high"],
+    ),
+    Case(
         "flavor-taint-needs-toleration",
         [
             flavor("spot", taints=[TAINT]),
@@ -369,6 +430,14 @@ def test_cli_single_clusterqueue_example(capsys: pytest.CaptureFixture[str]) -> 
         "pending": ["default/job-big-job-5xk2p"],
         "preempted": [],
     }
+
+
+def test_cli_text_output_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    path = DATA / "single_clusterqueue.yaml"
+    assert main(["simulate", "admit", "-f", str(path), "-o", "text"]) == 0
+    out = capsys.readouterr().out
+    assert "admit default/job-small-job-q9wfd -> cluster-queue" in out
+    assert "pending default/job-big-job-5xk2p: InsufficientQuota: " in out
 
 
 @pytest.mark.parametrize(
