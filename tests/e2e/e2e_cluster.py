@@ -251,3 +251,21 @@ def indexed_job(name: str, namespace: str, *, completions: int, parallelism: int
             },
         },
     }
+
+
+INDEX_KEY = "batch.kubernetes.io/job-completion-index"
+KNOWN_INDEX_DUPLICATE = (
+    "known job-controller bug (reported, not in this area): an Indexed batch/v1 Job sometimes "
+    "creates a second pod for an index whose pod already exists"
+)
+
+
+def index_duplicates(pods: list[PodRecord]) -> dict[str, list[str]]:
+    """Indexes of an Indexed Job with more than one pod: index → 'name uid created phases'."""
+    by_index: dict[str, list[str]] = {}
+    for pod in pods:
+        meta = pod.last.get("metadata") or {}
+        index = str((meta.get("annotations") or {}).get(INDEX_KEY))
+        seen = f"{pod.name} uid={pod.uid[:8]} created={meta.get('creationTimestamp')} {pod.phases}"
+        by_index.setdefault(index, []).append(seen)
+    return {index: seen for index, seen in by_index.items() if len(seen) > 1}
