@@ -219,8 +219,23 @@ class Executor:
             await self._kube.create(EVENT, event)
 
 
+async def _with_retries(executor: Executor, decision: Envelope, attempts: int) -> Envelope | None:
+    """Retry one decision's transient failures itself (capped back-off), so one flaky call does
+    not send the whole batch — and every other pod on the partition — back to the start."""
+    delay = 0.05
+    for attempt in range(1, attempts + 1):
+        try:
+            return await executor.execute(decision)
+        except RetryLater:
+            if attempt == attempts:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+    return None
+
+
 async def execute_all(
-    executor: Executor, decisions: list[Envelope], concurrency: int
+    executor: Executor, decisions: list[Envelope], concurrency: int, attempts: int = 5
 ) -> list[Envelope]:
     """Run decisions concurrently across keys, in order within a key; results in input order."""
     by_key: dict[str, list[int]] = {}
@@ -232,7 +247,7 @@ async def execute_all(
     async def run_key(indexes: list[int]) -> None:
         async with gate:
             for index in indexes:
-                results[index] = await executor.execute(decisions[index])
+                results[index] = await _with_retries(executor, decisions[index], attempts)
 
     try:
         async with asyncio.TaskGroup() as group:

@@ -21,7 +21,7 @@ import msgspec
 from aiokafka.partitioner import murmur2
 
 from shared.cache import ObjectCache
-from shared.events import ObjectDeleted, StateEvent
+from shared.events import ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations
 from shared.models import Command, Model, OwnerReference, Pod
 from shared.models.volcano import GROUP_NAME_ANNOTATION
@@ -125,6 +125,21 @@ class ControllerCache:
             key = WorkKey(type_key, f"{meta.get('namespace', '')}/{meta.get('name', '')}")
             self.invalid[key] = BadObject(error, raw)
             self._on_work(key)
+
+    def observe_written(self, obj: dict[str, Any]) -> None:
+        """Apply an object the API server returned for our own write (newer than the cache;
+        the watcher's later record of the same resourceVersion is then a no-op)."""
+        if not isinstance(obj, dict) or not obj.get("metadata"):
+            return
+        meta = obj["metadata"]
+        self.apply(
+            ObjectModified(
+                key=f"{meta.get('namespace', '')}/{meta.get('name', '')}",
+                kind=str(obj.get("kind", "")),
+                resourceVersion=str(meta.get("resourceVersion", "")),
+                object=raw_object(obj),
+            )
+        )
 
     def job(self, key: WorkKey) -> Any:
         return self.objects.get(key.type_key, key.key)

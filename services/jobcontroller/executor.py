@@ -162,12 +162,18 @@ class ActionExecutor:
     async def _status(self, rt: ResourceType, key: str, status: Json, outcome: Outcome) -> None:
         namespace, name = _split(key)
         try:
-            await self._kube.patch(
+            written = await self._kube.patch(
                 rt, name, {"status": status}, namespace=namespace, subresource="status"
             )
         except CALL_ERRORS as exc:
             if not (isinstance(exc, ApiError) and exc.status == 404):
                 outcome.errors.append(exc)
+            return
+        # Use what the API server returned at once, as Kubernetes controllers do: the pod events
+        # this sync causes (finalizers removed) can reach the cache before the watcher's copy of
+        # this status does, and a stale completedIndexes would make the next sync re-create the
+        # pod of an index that already succeeded.
+        self._cache.observe_written(written)
 
     async def _patches(self, actions: Actions, outcome: Outcome) -> None:
         for patch in actions.patch:

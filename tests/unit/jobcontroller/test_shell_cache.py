@@ -161,3 +161,28 @@ def test_sharding_matches_the_kafka_partitioner(shard: int, shards: int) -> None
         key = f"ns/job-{i}"
         partition = partition_for(key.encode(), 12, 0)
         assert sharding.owns_key(key, 12) == (partition % shards == shard)
+
+
+def test_our_own_status_write_is_applied_before_the_watcher_delivers_it() -> None:
+    """A sync's pod events can overtake the watcher's copy of the status it wrote; the cache
+    takes the API server's answer at once and then ignores the older or equal records."""
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "idx", "namespace": "ns", "uid": "j", "resourceVersion": "5"},
+        "status": {"completedIndexes": "0"},
+    }
+    cache.apply(ObjectAdded(key="ns/idx", kind="Job", resourceVersion="5", object=raw_object(job)))
+    written = {
+        **job,
+        "metadata": {**job["metadata"], "resourceVersion": "7"},
+        "status": {"completedIndexes": "0-1"},
+    }
+    cache.observe_written(written)
+    assert cache.job(WorkKey(BATCH_JOB, "ns/idx")).status.completedIndexes == "0-1"
+    stale = {**job, "metadata": {**job["metadata"], "resourceVersion": "6"}}
+    cache.apply(
+        ObjectModified(key="ns/idx", kind="Job", resourceVersion="6", object=raw_object(stale))
+    )
+    assert cache.job(WorkKey(BATCH_JOB, "ns/idx")).status.completedIndexes == "0-1"

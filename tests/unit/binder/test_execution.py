@@ -1,0 +1,99 @@
+"""Binder execution rules with a fake API: idempotent binds, per-decision retries, fencing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.binder.executor import Executor, execute_all
+from shared.bus import RetryLater
+from shared.events import (
+    DecisionDropped,
+    PodBindDecided,
+    PodBindFailed,
+    PodBound,
+    PodEvictDecided,
+    PodEvicted,
+)
+from shared.kube import ApiError
+
+
+class FakeKube:
+    """Pods by key; ``flaky`` makes the next N bind calls fail with a 500."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, str | None] = {}
+        self.flaky = 0
+        self.bind_calls = 0
+        self.evicted: list[str] = []
+
+    async def bind(self, namespace: str, pod: str, node: str, *, uid: str | None = None) -> None:
+        self.bind_calls += 1
+        if self.flaky:
+            self.flaky -= 1
+            raise ApiError(500, "InternalError", "injected")
+        key = f"{namespace}/{pod}"
+        if key not in self.nodes:
+            raise ApiError(404, "NotFound", "no such pod")
+        if self.nodes[key]:
+            raise ApiError(409, "Conflict", "already assigned")
+        self.nodes[key] = node
+
+    async def get(self, rt: Any, name: str, namespace: str | None = None) -> dict[str, Any]:
+        return {"metadata": {"uid": "u"}, "spec": {"nodeName": self.nodes[f"{namespace}/{name}"]}}
+
+    async def evict(self, namespace: str, pod: str, *, uid: str | None = None) -> None:
+        if f"{namespace}/{pod}" not in self.nodes:
+            raise ApiError(404, "NotFound", "gone")
+        self.evicted.append(pod)
+
+
+def bind(pod: str, node: str, epoch: int = 1) -> PodBindDecided:
+    return PodBindDecided(key=f"ns/{pod}", pod_uid="u", node=node, epoch=epoch)
+
+
+async def run(kube: FakeKube, decisions: list[Any], attempts: int = 5) -> list[Any]:
+    executor = Executor(kube, producer="test", post_events=False)  # type: ignore[arg-type]
+    return await execute_all(executor, decisions, concurrency=8, attempts=attempts)
+
+
+async def test_bind_same_node_twice_is_success_other_node_is_failure() -> None:
+    kube = FakeKube()
+    kube.nodes["ns/a"] = None
+    results = await run(kube, [bind("a", "n1"), bind("a", "n1"), bind("a", "n2")])
+    assert [type(r) for r in results] == [PodBound, PodBound, PodBindFailed]
+    assert results[2].bound_to == "n1" and results[2].reason == "AlreadyBound"
+
+
+async def test_transient_failures_are_retried_per_decision_not_per_batch() -> None:
+    kube = FakeKube()
+    kube.nodes.update({"ns/a": None, "ns/b": None, "ns/c": None})
+    kube.flaky = 2
+    results = await run(kube, [bind("a", "n1"), bind("b", "n2"), bind("c", "n3")])
+    assert all(isinstance(r, PodBound) for r in results)
+    assert kube.nodes == {"ns/a": "n1", "ns/b": "n2", "ns/c": "n3"}
+    assert kube.bind_calls == 5  # three binds + two retries, no batch replay
+
+
+async def test_a_decision_that_keeps_failing_asks_the_bus_to_retry_later() -> None:
+    kube = FakeKube()
+    kube.nodes["ns/a"] = None
+    kube.flaky = 10
+    with pytest.raises(RetryLater):
+        await run(kube, [bind("a", "n1")], attempts=3)
+
+
+async def test_stale_epoch_is_dropped_and_missing_pods_are_reported() -> None:
+    kube = FakeKube()
+    kube.nodes["ns/a"] = None
+    decisions = [bind("a", "n1", epoch=5), bind("a", "n2", epoch=4), bind("gone", "n1", epoch=5)]
+    results = await run(kube, decisions)
+    assert isinstance(results[1], DecisionDropped) and results[1].newest_epoch == 5
+    assert isinstance(results[2], PodBindFailed) and results[2].reason == "NotFound"
+
+
+async def test_evicting_a_pod_that_is_gone_counts_as_evicted() -> None:
+    kube = FakeKube()
+    results = await run(kube, [PodEvictDecided(key="ns/x", pod_uid="u", epoch=1)])
+    assert isinstance(results[0], PodEvicted)
