@@ -254,10 +254,6 @@ def indexed_job(name: str, namespace: str, *, completions: int, parallelism: int
 
 
 INDEX_KEY = "batch.kubernetes.io/job-completion-index"
-KNOWN_INDEX_DUPLICATE = (
-    "known job-controller bug (reported, not in this area): an Indexed batch/v1 Job sometimes "
-    "creates a second pod for an index whose pod already exists"
-)
 
 
 def index_duplicates(pods: list[PodRecord]) -> dict[str, list[str]]:

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from e2e_cluster import (
-    KNOWN_INDEX_DUPLICATE,
     POD,
     SERVICE,
     Observer,
@@ -147,8 +146,7 @@ def test_indexed_job_runs_each_index_once_and_completes(demo: DemoRun, observer:
     assert job["status"].get("completedIndexes") == "0-3"
     recorded = recorded_pods(observer, "indexed-render")
     twice = index_duplicates(recorded)
-    if twice:
-        pytest.xfail(f"{KNOWN_INDEX_DUPLICATE}: {twice}")
+    assert not twice, f"an index got a second pod: {twice}"
     indexes = sorted(
         p.last["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
         for p in recorded

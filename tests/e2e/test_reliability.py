@@ -23,7 +23,6 @@ import aiohttp
 import pytest
 from e2e_cluster import (
     BATCHJOB,
-    KNOWN_INDEX_DUPLICATE,
     VCJOB,
     Observer,
     eventually,
@@ -115,9 +114,7 @@ async def check_batch(kube: KubeClient, observer: Observer, ns: str, tag: str) -
     assert not lost, f"jobs that did not complete: {lost} ({phases})"
     assert not duplicates, f"jobs with more pods than asked for: {duplicates}"
     assert not rebound, f"pods bound to more than one node: {rebound}"
-    assert len(indexed) >= INDEXED_COMPLETIONS
-    if twice:
-        pytest.xfail(f"{KNOWN_INDEX_DUPLICATE}: {tag}-indexed {twice}")
+    assert not twice, f"{tag}-indexed: an index got a second pod: {twice}"
     assert len(indexed) == INDEXED_COMPLETIONS
 
 
