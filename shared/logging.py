@@ -15,11 +15,25 @@ import structlog
 LogFormat = Literal["json", "console", "auto"]
 
 
+class _Stderr:
+    """``sys.stderr`` as it is at each write: a stream bound at set-up time outlives the
+    object it was (pytest's capture, a CLI's redirection) and then writes to a closed file."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return sys.stderr.isatty()
+
+
 def configure_logging(
     *, level: str = "info", fmt: LogFormat = "auto", stream: TextIO | None = None
 ) -> None:
     """Route structlog (and stdlib logging, e.g. aiokafka's) to one stream in one format."""
-    out = stream or sys.stderr
+    out: TextIO = stream or _Stderr()  # type: ignore[assignment]
     numeric = logging.getLevelNamesMapping()[level.upper()]
     console = fmt == "console" or (fmt == "auto" and out.isatty())
     shared: list[structlog.types.Processor] = [
