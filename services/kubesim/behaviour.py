@@ -146,8 +146,15 @@ def _container_names(pod: Obj) -> list[tuple[str, str]]:
     return [(c["name"], c.get("image", "")) for c in pod["spec"].get("containers") or ()]
 
 
+# The pod conditions the kubelet owns; others (DisruptionTarget, readiness gates) are kept.
+_KUBELET_CONDITIONS = frozenset(
+    {"PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"}
+)
+
+
 def _base(pod: Obj, phase: str, now: str, ready: bool, reason: str, host_ip: str) -> Obj:
     old = pod.get("status") or {}
+    foreign = [c for c in old.get("conditions") or () if c.get("type") not in _KUBELET_CONDITIONS]
     status: Obj = {
         "phase": phase,
         "conditions": [
@@ -156,6 +163,7 @@ def _base(pod: Obj, phase: str, now: str, ready: bool, reason: str, host_ip: str
             _condition("Ready", ready, now, reason),
             _condition("ContainersReady", ready, now, reason),
             _condition("PodScheduled", True, now),
+            *foreign,
         ],
         "hostIP": host_ip,
         "hostIPs": [{"ip": host_ip}],
@@ -236,6 +244,33 @@ def exited_status(
         }
         for name, image in _container_names(pod)
     ]
+    return status
+
+
+# What a container killed at the end of its grace period exits with (SIGKILL).
+KILLED_EXIT_CODE = 137
+
+
+def killed_status(pod: Obj, *, now: str, host_ip: str, restarts: int) -> Obj:
+    """A deleted pod whose containers were stopped: terminal, as the kubelet reports it before
+    the pod object goes (since Kubernetes 1.27 a deleted pod ends Failed unless it succeeded)."""
+    return exited_status(
+        pod, exit_code=KILLED_EXIT_CODE, now=now, host_ip=host_ip, restarts=restarts, restart=False
+    )
+
+
+def disruption_condition(reason: str, message: str, now: str) -> Obj:
+    """``DisruptionTarget``: why the pod is being deleted (eviction, PodGC, preemption)."""
+    cond = _condition("DisruptionTarget", True, now, reason)
+    cond["message"] = message
+    return cond
+
+
+def with_condition(pod: Obj, cond: Obj) -> Obj:
+    """The pod's status with ``cond`` set (replacing one of its type)."""
+    status = dict(pod.get("status") or {})
+    others = [c for c in status.get("conditions") or () if c.get("type") != cond["type"]]
+    status["conditions"] = [*others, cond]
     return status
 
 

@@ -63,13 +63,19 @@ def _pod(obj: Obj, uid: str) -> None:
     obj["status"] = {"phase": "Pending", "qosClass": _qos_class(spec)}
 
 
+MAX_INT32 = 2**31 - 1
+
+
 def _batch_job(obj: Obj, uid: str) -> None:
     spec = obj.setdefault("spec", {})
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"] = 1
         spec["parallelism"] = 1
     spec.setdefault("parallelism", 1)
-    spec.setdefault("backoffLimit", 6)
+    # As pkg/apis/batch/v1/defaults.go: with backoffLimitPerIndex only the per-index limits
+    # (and maxFailedIndexes) end a Job, so the Job-wide limit defaults to MaxInt32.
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
     spec.setdefault(

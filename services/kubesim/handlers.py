@@ -17,6 +17,7 @@ from aiohttp import web
 
 from services.kubesim import apierrors, tables
 from services.kubesim.apierrors import ApiError
+from services.kubesim.behaviour import disruption_condition, with_condition
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
 from services.kubesim.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
@@ -30,6 +31,7 @@ from services.kubesim.selectors import (
 )
 from services.kubesim.store import Store
 from services.kubesim.streaming import WatchSettings, serve_watch
+from services.kubesim.timestamps import rfc3339
 
 Obj = dict[str, Any]
 Predicate = Any
@@ -262,19 +264,36 @@ class ApiHandler:
         if target.subresource == "binding" or rtype.create_only:
             return self._bind(target, body)
         if target.subresource == "eviction":
-            options = body.get("deleteOptions") or {}
-            self.store.delete(
-                rtype,
-                self._namespace(target),
-                target.name,
-                grace_seconds=options.get("gracePeriodSeconds"),
-                propagation=options.get("propagationPolicy"),
-            )
-            return respond(apierrors.success(201), 201)
+            return self._evict(target, body)
         kind = body.get("kind")
         if kind and kind != rtype.kind:
             raise apierrors.bad_request(f"the body kind {kind!r} does not match {rtype.kind!r}")
         return respond(self.store.create(rtype, self._namespace(target), body), 201)
+
+    def _evict(self, target: Target, body: Obj) -> web.Response:
+        """As the eviction subresource: a pod that is not terminal first gets the
+        ``DisruptionTarget`` condition (``EvictionByEvictionAPI``), then is deleted."""
+        rtype, namespace = target.rtype, self._namespace(target)
+        options = body.get("deleteOptions") or {}
+        uid = (options.get("preconditions") or {}).get("uid")
+        pod = self.store.get(rtype, namespace, target.name)
+        if uid and uid != pod["metadata"].get("uid"):
+            raise apierrors.conflict(
+                rtype.plural, rtype.group, target.name, "Precondition failed: UID mismatch"
+            )
+        if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
+            now = rfc3339(self.store.clock())
+            cond = disruption_condition("EvictionByEvictionAPI", "Eviction API: evicting", now)
+            self.store.update_status(rtype, pod, with_condition(pod, cond))
+        self.store.delete(
+            rtype,
+            namespace,
+            target.name,
+            grace_seconds=options.get("gracePeriodSeconds"),
+            propagation=options.get("propagationPolicy"),
+            precondition_uid=uid,
+        )
+        return respond(apierrors.success(201), 201)
 
     def _bind(self, target: Target, body: Obj) -> web.Response:
         meta = body.get("metadata") or {}

@@ -9,6 +9,7 @@ a deleted pod's timers die.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 from dataclasses import dataclass
@@ -126,6 +127,11 @@ class Kubelet:
             return
         node = pod["spec"].get("nodeName")
         if not node:
+            if (
+                meta.get("deletionTimestamp")
+                and pod.get("status", {}).get("phase") not in _TERMINAL
+            ):
+                self._gc_unscheduled(pod)
             return
         phase = (pod.get("status") or {}).get("phase")
         if run is None:
@@ -223,7 +229,7 @@ class Kubelet:
         try:
             if action == "stop":
                 self._release(run)
-                self.store.delete(self.pods_rtype, run.key[0], run.key[1], grace_seconds=0)
+                self._stop(run, pod)
             elif run.stopping:
                 return
             elif action == "reject" and run.rejection is not None:
@@ -236,6 +242,40 @@ class Kubelet:
                 self._exit(run, pod)
         except ApiError:
             return  # the pod changed under us (deleted); its DELETED event cleans up
+
+    def _stop(self, run: PodRun, pod: Obj) -> None:
+        """Kill the containers, report the terminal phase, then delete the pod object (it goes
+        once its finalizers are gone, e.g. after the Job controller counted it)."""
+        if pod.get("status", {}).get("phase") not in _TERMINAL and run.node in self.nodes:
+            status = sim.killed_status(
+                pod,
+                now=rfc3339(self.store.clock()),
+                host_ip=self.nodes[run.node].ip,
+                restarts=run.restarts,
+            )
+            pod = self.store.update_status(self.pods_rtype, pod, status)
+        self.store.delete(self.pods_rtype, run.key[0], run.key[1], grace_seconds=0)
+
+    def _gc_unscheduled(self, pod: Obj) -> None:
+        """PodGC's ``gcUnscheduledTerminating``: a terminating pod that was never scheduled is
+        marked Failed (no kubelet will stop it). Soon, not inside the store's listener."""
+        meta = pod["metadata"]
+        key = (meta.get("namespace", ""), meta["name"])
+
+        def fail() -> None:
+            current = self.store.find(self.pods_rtype, *key)
+            if current is None or current["metadata"].get("uid") != meta.get("uid"):
+                return
+            if (
+                current["spec"].get("nodeName")
+                or current.get("status", {}).get("phase") in _TERMINAL
+            ):
+                return
+            status = {**(current.get("status") or {}), "phase": "Failed"}
+            with contextlib.suppress(ApiError):
+                self.store.update_status(self.pods_rtype, current, status)
+
+        self.loop.call_soon(fail)
 
     def _start(self, run: PodRun, pod: Obj) -> None:
         if not run.pod_ip:

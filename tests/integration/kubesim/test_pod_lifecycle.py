@@ -150,6 +150,86 @@ async def test_eviction_deletes_gracefully(core: client.CoreV1Api) -> None:
     assert gone.items == []
 
 
+async def test_stopped_pod_ends_failed_and_waits_for_its_finalizer(
+    core: client.CoreV1Api,
+) -> None:
+    # Since Kubernetes 1.27 the kubelet reports a deleted pod's terminal phase before it goes:
+    # a Job's pod held by its tracking finalizer is Failed, not Running, while it waits.
+    await core.create_namespaced_pod(NS, pod("stopped", finalizers=["shoal.io/hold"]))
+    await core.create_namespaced_pod_binding(
+        "stopped", NS, binding("stopped", "node-0"), _preload_content=False
+    )
+    await eventually(
+        lambda: core.read_namespaced_pod("stopped", NS), lambda p: p.status.phase == "Running"
+    )
+    await core.delete_namespaced_pod("stopped", NS)
+    held = await eventually(
+        lambda: core.read_namespaced_pod("stopped", NS), lambda p: p.status.phase == "Failed"
+    )
+    assert held.metadata.deletion_timestamp is not None
+    assert held.status.container_statuses[0].state.terminated.exit_code == 137
+    await core.patch_namespaced_pod(
+        "stopped", NS, [{"op": "remove", "path": "/metadata/finalizers"}]
+    )
+    with pytest.raises(ApiException) as err:
+        await core.read_namespaced_pod("stopped", NS)
+    assert err.value.status == 404
+
+
+async def test_unscheduled_terminating_pod_is_marked_failed(core: client.CoreV1Api) -> None:
+    # PodGC's gcUnscheduledTerminating: nothing else would ever end it.
+    await core.create_namespaced_pod(NS, pod("nowhere", finalizers=["shoal.io/hold"]))
+    await core.delete_namespaced_pod("nowhere", NS)
+    failed = await eventually(
+        lambda: core.read_namespaced_pod("nowhere", NS), lambda p: p.status.phase == "Failed"
+    )
+    assert failed.metadata.deletion_timestamp is not None
+    await core.patch_namespaced_pod(
+        "nowhere", NS, [{"op": "remove", "path": "/metadata/finalizers"}]
+    )
+
+
+async def test_eviction_marks_the_disruption(core: client.CoreV1Api) -> None:
+    await core.create_namespaced_pod(NS, pod("evicted", finalizers=["shoal.io/hold"]))
+    await core.create_namespaced_pod_binding(
+        "evicted", NS, binding("evicted", "node-1"), _preload_content=False
+    )
+    running = await eventually(
+        lambda: core.read_namespaced_pod("evicted", NS), lambda p: p.status.phase == "Running"
+    )
+    eviction = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": "evicted"},
+        "deleteOptions": {"preconditions": {"uid": running.metadata.uid}},
+    }
+    await core.create_namespaced_pod_eviction("evicted", NS, eviction)
+    held = await eventually(
+        lambda: core.read_namespaced_pod("evicted", NS), lambda p: p.status.phase == "Failed"
+    )
+    target = [c for c in held.status.conditions if c.type == "DisruptionTarget"]
+    assert [(c.status, c.reason, c.message) for c in target] == [
+        ("True", "EvictionByEvictionAPI", "Eviction API: evicting")
+    ]
+    await core.patch_namespaced_pod(
+        "evicted", NS, [{"op": "remove", "path": "/metadata/finalizers"}]
+    )
+
+
+async def test_eviction_checks_the_uid_precondition(core: client.CoreV1Api) -> None:
+    await core.create_namespaced_pod(NS, pod("other", node="node-1"))
+    eviction = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": "other"},
+        "deleteOptions": {"preconditions": {"uid": "not-its-uid"}},
+    }
+    with pytest.raises(ApiException) as err:
+        await core.create_namespaced_pod_eviction("other", NS, eviction)
+    assert err.value.status == 409
+    await core.delete_namespaced_pod("other", NS, grace_period_seconds=0)
+
+
 @pytest.mark.parametrize(
     ("policy", "pods_remain"),
     [("Background", False), ("Foreground", False), ("Orphan", True)],
