@@ -74,3 +74,34 @@ class Expectations:
 
     def keys(self) -> list[str]:
         return list(self._by_key)
+
+
+class UidExpectations:
+    """Per key, the object uids whose change is in flight (Kubernetes' ``uidTrackingExpectations``).
+
+    The Job controller raises one before it patches a pod's tracking finalizer away and lowers it
+    when the cache shows the pod without the finalizer (or gone), or when the patch fails. Until
+    then a sync treats the pod as already released: its count is in the status it wrote, and the
+    cache's copy of the pod, still carrying the finalizer, is older than that write.
+    """
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, set[str]] = {}
+
+    def expect(self, key: str, uids: list[str]) -> None:
+        if uids:
+            self._by_key.setdefault(key, set()).update(uids)
+
+    def observed(self, key: str, uid: str) -> None:
+        uids = self._by_key.get(key)
+        if uids is None:
+            return
+        uids.discard(uid)
+        if not uids:
+            del self._by_key[key]
+
+    def pending(self, key: str) -> frozenset[str]:
+        return frozenset(self._by_key.get(key, ()))
+
+    def forget(self, key: str) -> None:
+        self._by_key.pop(key, None)

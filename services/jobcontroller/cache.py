@@ -20,10 +20,12 @@ from typing import Any, NamedTuple
 import msgspec
 from aiokafka.partitioner import murmur2
 
+from services.jobcontroller.batchjob import is_finished, orphans
+from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
 from shared.cache import ObjectCache
 from shared.events import ObjectDeleted, ObjectModified, StateEvent, raw_object
-from shared.expectations import Expectations
-from shared.models import Command, Model, OwnerReference, Pod
+from shared.expectations import Expectations, UidExpectations
+from shared.models import Command, Job, Model, OwnerReference, Pod
 from shared.models.volcano import GROUP_NAME_ANNOTATION
 
 POD = "v1/Pod"
@@ -100,6 +102,8 @@ class ControllerCache:
     ) -> None:
         self.objects = ObjectCache(on_change=self._changed)
         self.expectations = expectations
+        # Per job (``str(WorkKey)``): pods whose tracking-finalizer removal is in flight.
+        self.finalizers = UidExpectations()
         self.scheduler_names = scheduler_names
         self.invalid: dict[WorkKey, BadObject] = {}
         self._on_work = on_work
@@ -186,7 +190,10 @@ class ControllerCache:
                 self.invalid.pop(job, None)
                 for kind in OWNED_TYPES:
                     self.expectations.forget(expectation_key(job, kind))
+                self.finalizers.forget(str(job))
             self._on_work(job)
+            if type_key == BATCH_JOB:
+                self._batch_job_changed(job, new)
             return
         if type_key == POD:
             self._pod_changed(key, new)
@@ -202,6 +209,8 @@ class ControllerCache:
             self._owned.setdefault(after, {}).setdefault(type_key, set()).add(key)
         if type_key in OWNED_TYPES:
             self._observe_expectation(type_key, old, new, after or before)
+            if type_key == POD and old is not None and (after or before) is not None:
+                self._observe_finalizer(after or before, old, new)  # type: ignore[arg-type]
             self._index_loose(type_key, key, old, new)
         for job in {before, after} - {None}:
             self._on_work(job)  # type: ignore[arg-type]
@@ -230,6 +239,12 @@ class ControllerCache:
         elif new is None and old is not None:
             self.expectations.deletion_observed(exp_key, old.metadata.uid)  # type: ignore[attr-defined]
 
+    def _observe_finalizer(self, job: WorkKey, old: Model | None, new: Model | None) -> None:
+        """The pod lost its tracking finalizer, or is gone: its removal is no longer pending."""
+        pod = new if new is not None else old
+        if new is None or TRACKING_FINALIZER not in new.metadata.finalizers:  # type: ignore[attr-defined]
+            self.finalizers.observed(str(job), pod.metadata.uid)  # type: ignore[union-attr]
+
     def _unindex(self, job: WorkKey, type_key: str, key: str) -> None:
         names = self._owned.get(job, {}).get(type_key)
         if names is not None:
@@ -239,9 +254,27 @@ class ControllerCache:
                 if not self._owned[job]:
                     del self._owned[job]
 
+    def controller_job(self, pod: Pod) -> Job | None:
+        """The cached batch/v1 Job of the pod's controller reference (None: none cached)."""
+        key = orphans.controller_job_key(pod)
+        job: Job | None = self.objects.get(BATCH_JOB, key) if key is not None else None
+        return job
+
+    def needs_release(self, pod: Pod) -> bool:
+        """A tracking finalizer that no running Job will remove (``batchjob.orphans``)."""
+        return orphans.needs_release(pod, self.controller_job(pod))
+
     def _pod_changed(self, key: str, new: Model | None) -> None:
-        if isinstance(new, Pod) and self.needs_podgroup(new):
+        if isinstance(new, Pod) and (self.needs_podgroup(new) or self.needs_release(new)):
             self._on_work(WorkKey(POD, key))
+
+    def _batch_job_changed(self, job: WorkKey, new: Model | None) -> None:
+        """A Job that is gone or finished leaves its pods' finalizers to the orphan path."""
+        if new is not None and not is_finished(new):  # type: ignore[arg-type]
+            return
+        for pod in self.owned(job, POD):
+            if self.needs_release(pod):
+                self._on_work(WorkKey(POD, f"{pod.metadata.namespace}/{pod.metadata.name}"))
 
     def _jobs_in(self, namespace: str) -> Iterator[WorkKey]:
         prefix = f"{namespace}/"

@@ -24,6 +24,9 @@ class Observed:
     expectations_satisfied: bool = True
     # Orphan pods in the job's namespace whose labels match its selector (adoption candidates).
     orphans: list[Pod] = field(default_factory=list)
+    # Uids of pods whose tracking-finalizer removal is in flight: an earlier sync counted them
+    # and wrote that count, the cache has not yet shown the patch (``expectedRmFinalizers``).
+    finalizers_removing: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -34,6 +37,9 @@ class Patch:
     key: str
     patch: Json
     patch_type: str = "merge"  # "merge" (RFC 7386) or "strategic"
+    # The uid of the pod whose tracking finalizer this patch removes: the shell expects the
+    # removal (``Observed.finalizers_removing``) until the cache shows it.
+    releases: str = ""
 
 
 @dataclass(slots=True)

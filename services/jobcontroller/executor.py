@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import aiohttp
 
 from services.jobcontroller.cache import OWNED_TYPES, ControllerCache, WorkKey, expectation_key
-from services.jobcontroller.core import Actions
+from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.sshkeys import wants_keypair, with_keypair
 from shared.kube import ApiError, ResourceType, resource_for
 from shared.kube.resources import EVENT
@@ -142,7 +142,7 @@ class ActionExecutor:
         if actions.interim_status is not None:
             await self._status(rt, job.key, actions.interim_status, outcome)
         if not outcome.failed:
-            await self._patches(actions, outcome)
+            await self._patches(job, actions, outcome)
         if not outcome.failed:
             await self._deletions(job, actions, outcome)
             await self._creations(job, actions, outcome)
@@ -175,17 +175,32 @@ class ActionExecutor:
         # pod of an index that already succeeded.
         self._cache.observe_written(written)
 
-    async def _patches(self, actions: Actions, outcome: Outcome) -> None:
-        for patch in actions.patch:
-            namespace, name = _split(patch.key)
-            rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
-            try:
-                await self._kube.patch(
-                    rt, name, patch.patch, namespace=namespace, patch_type=patch.patch_type
-                )
-            except CALL_ERRORS as exc:
-                if not (isinstance(exc, ApiError) and exc.status == 404):
-                    outcome.errors.append(exc)
+    async def _patches(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
+        """Every patch concurrently (they touch different objects). A tracking-finalizer
+        removal is expected before its call and no longer once the call failed (no event will
+        show it); 404 counts as done (the pod is gone, which the cache observes)."""
+        releasing = [p.releases for p in actions.patch if p.releases]
+        self._cache.finalizers.expect(str(job), releasing)
+        await asyncio.gather(*(self._patch(job, p, outcome) for p in actions.patch))
+
+    async def execute_patch(self, patch: Patch) -> Outcome:
+        """One patch outside a job's sync (an orphaned pod's finalizer)."""
+        outcome = Outcome()
+        await self._patch(None, patch, outcome)
+        return outcome
+
+    async def _patch(self, job: WorkKey | None, patch: Patch, outcome: Outcome) -> None:
+        namespace, name = _split(patch.key)
+        rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
+        try:
+            await self._kube.patch(
+                rt, name, patch.patch, namespace=namespace, patch_type=patch.patch_type
+            )
+        except CALL_ERRORS as exc:
+            if not (isinstance(exc, ApiError) and exc.status == 404):
+                outcome.errors.append(exc)
+                if patch.releases and job is not None:
+                    self._cache.finalizers.observed(str(job), patch.releases)
 
     async def _deletions(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
         kinds = actions.delete_kinds or ["Pod"] * len(actions.delete)

@@ -20,6 +20,7 @@ import msgspec
 import structlog
 
 from services.jobcontroller import kinds
+from services.jobcontroller.batchjob import orphans
 from services.jobcontroller.cache import (
     OWNED_TYPES,
     POD,
@@ -101,7 +102,7 @@ class Syncer:
 
     async def sync(self, key: WorkKey) -> SyncResult:
         if key.type_key == POD:
-            return await self._sync_plain_pod(key)
+            return await self._sync_pod(key)
         bad = self._cache.invalid.get(key)
         if bad is not None:
             await self._report_invalid(key, bad.raw, bad.error)
@@ -139,6 +140,7 @@ class Syncer:
             commands=cache.owned(key, "bus.volcano.sh/v1alpha1/Command"),
             expectations_satisfied=satisfied,
             orphans=cache.loose(POD, namespace),
+            finalizers_removing=cache.finalizers.pending(str(key)),
         )
 
     @staticmethod
@@ -171,6 +173,17 @@ class Syncer:
             return
         actions = Actions(status={"state": state})
         await self._executor.execute(key, head, actions)
+
+    async def _sync_pod(self, key: WorkKey) -> SyncResult:
+        """A pod outside any job sync: release a tracking finalizer no Job will remove, and
+        give a plain pod its PodGroup."""
+        pod = self._cache.pod(key.key)
+        release = orphans.release(pod, self._cache.controller_job(pod)) if pod else None
+        if release is not None:
+            outcome = await self._executor.execute_patch(release)
+            if outcome.failed:
+                return SyncResult(outcome)
+        return await self._sync_plain_pod(key)
 
     async def _sync_plain_pod(self, key: WorkKey) -> SyncResult:
         outcome = Outcome()

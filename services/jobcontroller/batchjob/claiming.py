@@ -3,7 +3,10 @@
 As ``PodControllerRefManager.ClaimPods`` does: a pod the Job controls counts while its labels
 match the selector, else it is released (its owner reference removed); an orphan that matches
 is adopted with a patch adding the controller reference and the tracking finalizer. A Job being
-deleted neither adopts nor releases.
+deleted neither adopts nor releases. A pod whose tracking-finalizer removal is in flight is
+claimed as it will be once the patch lands (without the finalizer): an earlier sync counted it,
+so no step of this one may count or release it again (Kubernetes skips ``expectedRmFinalizers``
+the same way).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ def claim_pods(job: JobView, observed: Observed, actions: Actions) -> list[Pod]:
         if ref is None or ref.uid != job.uid:
             continue
         if job.selector.matches(pod.metadata.labels):
-            claimed.append(pod)
+            removing = pod.metadata.uid in observed.finalizers_removing
+            claimed.append(_without_finalizer(pod) if removing else pod)
         elif pod.metadata.deletionTimestamp is None and not job.deleting:
             actions.patch.append(Patch("Pod", _key(pod), _release_patch(job, pod), "strategic"))
     if job.deleting:
@@ -80,6 +84,12 @@ def _release_patch(job: JobView, pod: Pod) -> Json:
             "uid": pod.metadata.uid,
         }
     }
+
+
+def _without_finalizer(pod: Pod) -> Pod:
+    finalizers = [f for f in pod.metadata.finalizers if f != keys.TRACKING_FINALIZER]
+    meta = msgspec.structs.replace(pod.metadata, finalizers=finalizers)
+    return msgspec.structs.replace(pod, metadata=meta)
 
 
 def _adopted(job: JobView, pod: Pod) -> Pod:

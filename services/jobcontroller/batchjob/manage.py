@@ -41,7 +41,7 @@ def delete_pods(ctx: SyncContext, pods: list[Pod]) -> int:
     for pod in pods:
         key = f"{ctx.job.namespace}/{pod.metadata.name}"
         if podutil.has_finalizer(pod):
-            ctx.actions.patch.append(Patch("Pod", key, finalizer_removal(), "strategic"))
+            ctx.actions.patch.append(finalizer_removal(key, pod))
         ctx.actions.delete_object("Pod", key)
         if podutil.is_ready(pod):
             ctx.ready -= 1
@@ -49,8 +49,10 @@ def delete_pods(ctx: SyncContext, pods: list[Pod]) -> int:
     return len(pods)
 
 
-def finalizer_removal() -> dict[str, object]:
-    return {"metadata": {"$deleteFromPrimitiveList/finalizers": [keys.TRACKING_FINALIZER]}}
+def finalizer_removal(key: str, pod: Pod) -> Patch:
+    """The patch that removes ``pod``'s tracking finalizer (a strategic-merge directive)."""
+    remove = {"metadata": {"$deleteFromPrimitiveList/finalizers": [keys.TRACKING_FINALIZER]}}
+    return Patch("Pod", key, remove, "strategic", releases=pod.metadata.uid)
 
 
 def _wanted(ctx: SyncContext, active: int) -> int:

@@ -61,12 +61,12 @@ class StatusDraft:
             out["completedIndexes"] = self.completed_indexes
         if self.failed_indexes is not None:
             out["failedIndexes"] = self.failed_indexes
-        uncounted: Json = {}
-        if self.uncounted_succeeded:
-            uncounted["succeeded"] = list(self.uncounted_succeeded)
-        if self.uncounted_failed:
-            uncounted["failed"] = list(self.uncounted_failed)
-        out["uncountedTerminatedPods"] = uncounted
+        # Both lists, empty ones too: the status is written as a JSON merge patch, where an
+        # absent list would leave the uids of an earlier write in place.
+        out["uncountedTerminatedPods"] = {
+            "succeeded": list(self.uncounted_succeeded),
+            "failed": list(self.uncounted_failed),
+        }
         return out
 
     def find(self, kind: str) -> Condition | None:

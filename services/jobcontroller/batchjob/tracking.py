@@ -18,7 +18,6 @@ from services.jobcontroller.batchjob.context import SyncContext
 from services.jobcontroller.batchjob.manage import finalizer_removal
 from services.jobcontroller.batchjob.status import StatusDraft, new_condition
 from services.jobcontroller.batchjob.timestamps import format_time
-from services.jobcontroller.core import Patch
 from shared.models import Pod
 
 
@@ -33,7 +32,7 @@ def track(ctx: SyncContext) -> bool:
         ctx.actions.interim_status = status.to_json()
     for pod in releasing:
         key = f"{ctx.job.namespace}/{pod.metadata.name}"
-        ctx.actions.patch.append(Patch("Pod", key, finalizer_removal(), "strategic"))
+        ctx.actions.patch.append(finalizer_removal(key, pod))
         with_finalizer.discard(pod.metadata.uid)
     _count_released(status, with_finalizer)
     return not reached_max and _enact_finished(ctx)

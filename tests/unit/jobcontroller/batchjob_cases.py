@@ -13,6 +13,8 @@ NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 UID = "uid-1"
 FINALIZER = "batch.kubernetes.io/job-tracking"
 INDEX = "batch.kubernetes.io/job-completion-index"
+# The status once nothing is uncounted (both lists, so the merge patch empties them).
+NO_UNCOUNTED = {"succeeded": [], "failed": []}
 
 
 def stamp(offset: float = 0.0) -> str:
@@ -108,11 +110,17 @@ def sync(
     *,
     satisfied: bool = True,
     now: float = NOW,
+    removing: list[str] | None = None,
 ) -> Actions:
     pods = pods or []
     owned = [convert(p, Pod) for p in pods if p["metadata"].get("ownerReferences")]
     orphans = [convert(p, Pod) for p in pods if not p["metadata"].get("ownerReferences")]
-    observed = Observed(pods=owned, orphans=orphans, expectations_satisfied=satisfied)
+    observed = Observed(
+        pods=owned,
+        orphans=orphans,
+        expectations_satisfied=satisfied,
+        finalizers_removing=frozenset(removing or ()),
+    )
     return reconcile(convert(job_doc, Job), observed, now)
 
 
@@ -149,6 +157,7 @@ class Case:
         requeue_after: float | None = None,
         batches: list[int] | None = None,
         no_status: bool = False,
+        removing: list[str] | None = None,
     ) -> None:
         self.id, self.job, self.pods = id, job, pods or []
         self.satisfied, self.now = satisfied, now
@@ -157,10 +166,13 @@ class Case:
         self.counts, self.conditions, self.status = counts, conditions, status
         self.finalizers_removed, self.requeue_after = finalizers_removed, requeue_after
         self.batches, self.no_status = batches, no_status
+        self.removing = removing
 
 
 def check(case: Case) -> Actions:
-    actions = sync(case.job, case.pods, satisfied=case.satisfied, now=case.now)
+    actions = sync(
+        case.job, case.pods, satisfied=case.satisfied, now=case.now, removing=case.removing
+    )
     if case.no_status:
         assert actions.status is None
         assert not actions.create and not actions.delete

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.jobcontroller.batchjob_cases import INDEX, Case, check, job, pod, sync
+from tests.unit.jobcontroller.batchjob_cases import INDEX, NO_UNCOUNTED, Case, check, job, pod, sync
 
 CASES = [
     Case(
@@ -44,7 +44,7 @@ CASES = [
         [pod("a", "Succeeded"), pod("b", "Succeeded")],
         conditions=["SuccessCriteriaMet", "Complete"],
         counts=(0, 2, 0),
-        status={"completionTime": "2023-11-14T22:13:20Z", "uncountedTerminatedPods": {}},
+        status={"completionTime": "2023-11-14T22:13:20Z", "uncountedTerminatedPods": NO_UNCOUNTED},
     ),
     Case(
         "ready pods are counted",

@@ -7,7 +7,16 @@ from typing import Any
 
 import pytest
 
-from tests.unit.jobcontroller.batchjob_cases import NOW, Case, check, job, pod, stamp, sync
+from tests.unit.jobcontroller.batchjob_cases import (
+    NO_UNCOUNTED,
+    NOW,
+    Case,
+    check,
+    job,
+    pod,
+    stamp,
+    sync,
+)
 
 SUSPENDED = [
     {
@@ -121,7 +130,7 @@ CASES = [
         ],
         finalizers_removed=["ns/s", "ns/f"],
         counts=(2, 1, 1),
-        status={"uncountedTerminatedPods": {}},
+        status={"uncountedTerminatedPods": NO_UNCOUNTED},
     ),
     Case(
         "uncounted pods whose finalizer is gone move into the counters",
@@ -133,7 +142,27 @@ CASES = [
         [pod("s", "Succeeded", finalizer=False), pod("r")],
         counts=(1, 2, 0),
         finalizers_removed=[],
-        status={"uncountedTerminatedPods": {}},
+        status={"uncountedTerminatedPods": NO_UNCOUNTED},
+    ),
+    # The cache still shows the finalizers an earlier sync removed (its status write is
+    # already applied): those pods were counted and must not be counted or released again.
+    Case(
+        "pods whose finalizer removal is in flight are not counted again",
+        job(parallelism=2, completions=10, status={"succeeded": 1, "failed": 1}),
+        [pod("s", "Succeeded"), pod("f", "Failed"), pod("r"), pod("r2")],
+        removing=["pod-s", "pod-f"],
+        counts=(2, 1, 1),
+        finalizers_removed=[],
+        created=0,
+        status={"uncountedTerminatedPods": NO_UNCOUNTED},
+    ),
+    Case(
+        "a finished pod not yet counted is counted once, others in flight are skipped",
+        job(parallelism=2, completions=10, status={"succeeded": 1}),
+        [pod("s", "Succeeded"), pod("s2", "Succeeded"), pod("r")],
+        removing=["pod-s"],
+        counts=(2, 2, 0),
+        finalizers_removed=["ns/s2"],
     ),
     Case(
         "orphans matching the selector are adopted and counted",
@@ -164,9 +193,14 @@ def test_batchjob_lifecycle(case: Case) -> None:
 def test_interim_status_records_uncounted_before_finalizers_go() -> None:
     actions = sync(job(parallelism=2, completions=2), [pod("s", "Succeeded"), pod("r")])
     assert actions.interim_status is not None
-    assert actions.interim_status["uncountedTerminatedPods"] == {"succeeded": ["pod-s"]}
+    assert actions.interim_status["uncountedTerminatedPods"] == {
+        "succeeded": ["pod-s"],
+        "failed": [],
+    }
     assert actions.interim_status["succeeded"] == 0
     assert actions.status is not None and actions.status["succeeded"] == 1
+    # Written as a merge patch, the final status must empty the list the interim one set.
+    assert actions.status["uncountedTerminatedPods"] == {"succeeded": [], "failed": []}
 
 
 def test_adoption_patch_adds_owner_and_finalizer() -> None:

@@ -10,7 +10,7 @@ import pytest
 from services.jobcontroller.cache import POD, ControllerCache, WorkKey, expectation_key
 from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.executor import ActionExecutor
-from shared.events import ObjectAdded, raw_object
+from shared.events import ObjectAdded, ObjectModified, raw_object
 from shared.expectations import Expectations
 from shared.kube import ApiError
 from shared.models import Json
@@ -247,3 +247,53 @@ async def test_a_batch_creates_its_pods_concurrently_and_other_kinds_in_order() 
         ("end", "p2"),
         ("end", "p3"),
     ]
+
+
+TRACKING = "batch.kubernetes.io/job-tracking"
+
+
+def tracked_pod(name: str, uid: str, *, finalizer: bool = True) -> Json:
+    body = pod(name, uid=uid)
+    body["metadata"]["resourceVersion"] = "2" if not finalizer else "1"
+    if finalizer:
+        body["metadata"]["finalizers"] = [TRACKING]
+    return body
+
+
+def release(name: str, uid: str) -> Patch:
+    remove = {"metadata": {"$deleteFromPrimitiveList/finalizers": [TRACKING]}}
+    return Patch("Pod", f"ns/{name}", remove, "strategic", releases=uid)
+
+
+async def test_finalizer_removal_is_expected_until_the_cache_shows_it() -> None:
+    # Kubernetes' finalizerExpectations: until the pod comes back without its finalizer, the
+    # next sync must not count it again (its count is already in the written status).
+    kube, cache, executor = setup()
+    observe(cache, tracked_pod("train-worker-0", "u0"))
+    kube.put(tracked_pod("train-worker-0", "u0"))
+    outcome = await executor.execute(JOB, HEAD, Actions(patch=[release("train-worker-0", "u0")]))
+    assert not outcome.failed
+    assert cache.finalizers.pending(str(JOB)) == {"u0"}
+    cache.apply(
+        ObjectModified(
+            key="ns/train-worker-0",
+            kind="Pod",
+            resourceVersion="2",
+            object=raw_object(tracked_pod("train-worker-0", "u0", finalizer=False)),
+        )
+    )
+    assert cache.finalizers.pending(str(JOB)) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("error", "pending"),
+    [(ApiError(503, "ServiceUnavailable", "later"), frozenset()), (ApiError(404, "", ""), {"u0"})],
+    ids=["failed-patch-lowers-at-once", "404-waits-for-the-deletion"],
+)
+async def test_failed_finalizer_removal(error: ApiError, pending: frozenset[str]) -> None:
+    kube, cache, executor = setup()
+    observe(cache, tracked_pod("train-worker-0", "u0"))
+    kube.fail("patch", "Pod", "ns/train-worker-0", error)
+    outcome = await executor.execute(JOB, HEAD, Actions(patch=[release("train-worker-0", "u0")]))
+    assert outcome.failed is (error.status != 404)
+    assert cache.finalizers.pending(str(JOB)) == pending
