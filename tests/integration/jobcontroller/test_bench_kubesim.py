@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.jobcontroller.bench_kubesim import bench_kubesim, table
+from services.cli.bench.jobcontroller_kubesim import bench_kubesim, table
 
 pytestmark = [pytest.mark.broker, pytest.mark.kubesim, pytest.mark.timeout(60)]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from services.cli.debug import simulate_reconcile as simulate
 from services.cli.main import main
-from services.jobcontroller import simulate
 
 DATA = Path(__file__).parents[2] / "data" / "jobcontroller"
 NOW = "2024-05-01T12:00:00Z"

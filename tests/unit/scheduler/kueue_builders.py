@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from services.scheduler.admission import AdmissionResult, admit
+from services.scheduler.kueue import AdmissionResult, admit
 from shared.models import decode_object
 
 Json = dict[str, Any]

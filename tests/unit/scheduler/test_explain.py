@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from services.cli.debug.explain import as_dict, explain, render
+from services.cli.debug.logfile import write_records
 from services.cli.main import main
-from services.scheduler.explain import as_dict, explain, render
-from services.scheduler.logfile import write_records
 from shared.errors import UserError
 from shared.models import Model
 from tests.unit.scheduler.builders import group, node, pod, queue, schedule

@@ -13,9 +13,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from services.cli.debug.logfile import write_records
+from services.cli.debug.replaying import pick, recorded_cycles, replay
 from services.cli.main import main
-from services.scheduler.logfile import write_records
-from services.scheduler.replaying import pick, recorded_cycles, replay
 from shared.bus import RawRecord
 from shared.events import CycleRecorded, cycle_decoder, encode
 from shared.models import Model

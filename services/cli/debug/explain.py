@@ -61,7 +61,7 @@ def render(reasons: JobReasons, conditions: list[Condition] | None = None) -> st
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from services.scheduler.replay import add_log_arguments
+    from services.cli.debug.replay import add_log_arguments
 
     parser.add_argument("job", metavar="NAMESPACE/PODGROUP", help="the job's PodGroup")
     parser.add_argument("-f", "--filename", help="manifests (multi-document YAML; '-': stdin)")
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _from_manifests(args: argparse.Namespace) -> SessionResult:
-    from services.scheduler.simulate import parse_now, read_source, session
+    from services.cli.debug.simulate_schedule import parse_now, read_source, session
 
     names = frozenset(("volcano", "shoal"))
     text = read_source(args.filename)
@@ -100,9 +100,9 @@ def _from_manifests(args: argparse.Namespace) -> SessionResult:
 
 
 def _from_log(args: argparse.Namespace) -> tuple[SessionResult, str]:
+    from services.cli.debug.replay import describe, load_cycle
+    from services.cli.debug.replaying import restore
     from services.scheduler.cycle import session
-    from services.scheduler.replay import describe, load_cycle
-    from services.scheduler.replaying import restore
     from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES
     from shared.logging import configure_logging
 

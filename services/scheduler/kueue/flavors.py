@@ -14,9 +14,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from services.scheduler.admission.model import NEVER, ClusterQueueState, Fungibility, ResourceGroup
-from services.scheduler.admission.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
 from services.scheduler.framework.status import Code, Status
+from services.scheduler.kueue.model import NEVER, ClusterQueueState, Fungibility, ResourceGroup
+from services.scheduler.kueue.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
 from shared.models import PodSpec, ResourceFlavor, Taint, Toleration
 from shared.models.base import LabelSelectorRequirement, requirement_matches
 from shared.resources import Resources

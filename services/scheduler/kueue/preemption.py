@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from services.scheduler.admission.flavors import Assignment
-from services.scheduler.admission.model import (
+from services.scheduler.kueue.flavors import Assignment
+from services.scheduler.kueue.model import (
     ANY,
     LOWER_OR_NEWER_EQUAL_PRIORITY,
     NEVER,
     ClusterQueueState,
     Snapshot,
 )
-from services.scheduler.admission.workloads import (
+from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
     FlavorResource,
     Usage,

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs <= 0 or args.pods <= 0:
         raise UserError("--jobs and --pods must be positive")
     if args.target == "kubesim":
-        from services.jobcontroller.bench_kubesim import run_kubesim
+        from services.cli.bench.jobcontroller_kubesim import run_kubesim
 
         return run_kubesim(args)
     result = bench(jobs=args.jobs, pods=args.pods, target=args.target)
@@ -98,7 +98,7 @@ def bench(*, jobs: int, pods: int, target: str = "memory") -> Result:
 def _cluster(target: str, jobs: int, pods: int) -> Any:
     if target != "memory":
         raise UserError(f"bench() drives the in-memory cluster only, not {target!r}")
-    from services.jobcontroller.fakecluster import FakeCluster
+    from services.cli.bench.fakecluster import FakeCluster
     from shared.models import Job, convert
 
     cluster = FakeCluster()

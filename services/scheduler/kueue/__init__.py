@@ -9,7 +9,7 @@ scheduling cycle (``cycle``).
 
 from __future__ import annotations
 
-from services.scheduler.admission.cycle import admit
-from services.scheduler.admission.result import AdmissionResult, Admitted, PodSetFlavors
+from services.scheduler.kueue.cycle import admit
+from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 
 __all__ = ["AdmissionResult", "Admitted", "PodSetFlavors", "admit"]

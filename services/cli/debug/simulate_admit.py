@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from services.scheduler.simulate import parse_now, read_source
+from services.cli.debug.simulate_schedule import parse_now, read_source
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from services.scheduler.admission import admit
+    from services.scheduler.kueue import admit
     from shared.models import load_manifests
 
     source = args.filename

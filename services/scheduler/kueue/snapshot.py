@@ -13,7 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from services.scheduler.admission.model import (
+from services.scheduler.framework.status import Code, Status
+from services.scheduler.kueue.model import (
     ANY,
     BEST_EFFORT_FIFO,
     LOWER_OR_NEWER_EQUAL_PRIORITY,
@@ -28,7 +29,7 @@ from services.scheduler.admission.model import (
     Snapshot,
     link_cohorts,
 )
-from services.scheduler.admission.workloads import (
+from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
     FlavorResource,
     Priorities,
@@ -42,7 +43,6 @@ from services.scheduler.admission.workloads import (
     parse_time,
     workload_info,
 )
-from services.scheduler.framework.status import Code, Status
 from shared.errors import ManifestError, QuantityError
 from shared.models import (
     ClusterQueue,

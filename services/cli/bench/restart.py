@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _records(nodes: int, jobs: int, size: int) -> dict[str, list[Any]]:
     import msgspec
 
-    from services.scheduler.bench import build
+    from services.cli.bench.scheduler import build
     from shared.bus import Outgoing
     from shared.events import ObjectAdded, encode, raw_object
     from shared.topics import record_key

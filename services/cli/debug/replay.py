@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from shared.errors import UserError
 
 if TYPE_CHECKING:
-    from services.scheduler.replaying import Recorded, Replay
+    from services.cli.debug.replaying import Recorded, Replay
     from shared.bus import RawRecord
 
 DEFAULT_PREFIX = "shoal."
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "export":
         return _export(args)
     records, recorded = load_cycle(args)
-    from services.scheduler.replaying import replay
+    from services.cli.debug.replaying import replay
 
     result = replay(records, recorded)
     print(json.dumps(as_dict(result), indent=2) if args.output == "json" else render(result))
@@ -81,14 +81,14 @@ def run(args: argparse.Namespace) -> int:
 
 def load_cycle(args: argparse.Namespace) -> tuple[list[RawRecord], Recorded]:
     """The records and the chosen cycle, from ``--file`` or ``--bootstrap``."""
-    from services.scheduler.replaying import pick, recorded_cycles
+    from services.cli.debug.replaying import pick, recorded_cycles
     from shared.topics import Topics
 
     cycles_topic = Topics(prefix=args.topic_prefix).cycles
     if args.file is not None:
         if args.bootstrap:
             raise UserError("give --file or --bootstrap, not both")
-        from services.scheduler.logfile import read_records
+        from services.cli.debug.logfile import read_records
 
         records = read_records(args.file)
         return records, pick(recorded_cycles(records, topic=cycles_topic), args.cycle)
@@ -106,7 +106,7 @@ def _bootstrap(args: argparse.Namespace) -> str:
 async def _read_cycle(
     bootstrap: str, prefix: str, cycle: int | None
 ) -> tuple[list[RawRecord], Recorded]:
-    from services.scheduler.replaying import pick, recorded_cycles, state_topics
+    from services.cli.debug.replaying import pick, recorded_cycles, state_topics
     from shared.topics import Topics
 
     cycles_topic = Topics(prefix=prefix).cycles
@@ -174,7 +174,7 @@ def _export(args: argparse.Namespace) -> int:
     records = asyncio.run(_read_everything(_bootstrap(args), args.topic_prefix))
     try:
         with args.out.open("wb") as out:
-            from services.scheduler.logfile import write_records
+            from services.cli.debug.logfile import write_records
 
             written, skipped = write_records(out, records)
     except OSError as exc:
@@ -186,7 +186,7 @@ def _export(args: argparse.Namespace) -> int:
 
 async def _read_everything(bootstrap: str, prefix: str) -> list[RawRecord]:
     """The cycles topic and every state topic the scheduler reads or a cycle names."""
-    from services.scheduler.replaying import recorded_cycles, state_topics
+    from services.cli.debug.replaying import recorded_cycles, state_topics
     from services.scheduler.service import STATE_KINDS
     from shared.topics import Topics
 

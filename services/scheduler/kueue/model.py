@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from services.scheduler.admission.workloads import AdmittedWorkload, FlavorResource, Usage
+from services.scheduler.kueue.workloads import AdmittedWorkload, FlavorResource, Usage
 from shared.models import LabelSelector, ResourceFlavor
 
 NEVER = "Never"

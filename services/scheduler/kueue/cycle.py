@@ -21,13 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from services.scheduler.admission.flavors import Assignment, Mode, assign_flavors
-from services.scheduler.admission.model import STRICT_FIFO, ClusterQueueState, Snapshot
-from services.scheduler.admission.preemption import preemption_targets
-from services.scheduler.admission.result import AdmissionResult, Admitted, PodSetFlavors
-from services.scheduler.admission.snapshot import Inputs, build
-from services.scheduler.admission.workloads import AdmittedWorkload, WorkloadInfo
 from services.scheduler.framework.status import Code, Status
+from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
+from services.scheduler.kueue.model import STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.kueue.preemption import preemption_targets
+from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
+from services.scheduler.kueue.snapshot import Inputs, build
+from services.scheduler.kueue.workloads import AdmittedWorkload, WorkloadInfo
 from shared.models import Model
 
 PLUGIN = "scheduler"

@@ -1,0 +1,1 @@
+"""Benchmarks behind ``shoal bench``: each measures one part (or the whole system) as deployed."""
