@@ -1,4 +1,4 @@
-"""Kafka topic names and record keys (DESIGN §2).
+"""Kafka topic names and record keys (architecture §2).
 
 State topics carry API objects as the watcher saw them. Records are keyed so that every event of
 one object — and, for pods and podgroups, of their owning job — lands in one partition in order.

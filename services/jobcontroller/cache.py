@@ -170,7 +170,7 @@ class ControllerCache:
                 yield WorkKey(type_key, key)
 
     def needs_podgroup(self, pod: Pod) -> bool:
-        """A live pod for Shoal's scheduler that no PodGroup claims yet (DESIGN §3)."""
+        """A live pod for Shoal's scheduler that no PodGroup claims yet (architecture §4)."""
         meta = pod.metadata
         return (
             (pod.spec.schedulerName or "default-scheduler") in self.scheduler_names

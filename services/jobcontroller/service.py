@@ -212,7 +212,7 @@ class JobController:
         return self.sharding.owns_key(target, self._jobs_partitions)
 
     async def ensure_default_queue(self, stopping: asyncio.Event) -> None:
-        """DESIGN §3: the ``default`` Queue exists from the start. Retries until it does."""
+        """architecture §4: the ``default`` Queue exists from the start. Retries until it does."""
         delay = self.settings.backoff_base
         while self.cache.objects.get(QUEUE, "default") is None and not stopping.is_set():
             try:

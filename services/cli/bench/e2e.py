@@ -1,7 +1,7 @@
 """``shoal bench e2e``: job created → all pods bound, through Kafka, kubesim and the four services.
 
 Starts the whole local stack (embedded broker, kubesim with ``--nodes`` simulated nodes, the
-four services as processes), then measures two things against DESIGN §5:
+four services as processes), then measures two things against architecture §7:
 
 - light load: jobs submitted one by one (each after the previous one's gang is bound); the
   latency from the job's create call to the moment its last pod was seen with a nodeName;

@@ -1,4 +1,4 @@
-"""``shoal bench restart``: how soon a restarted scheduler decides (DESIGN §5: < 10 s).
+"""``shoal bench restart``: how soon a restarted scheduler decides (architecture §7: < 10 s).
 
 Publishes a cluster (default 5,000 nodes, 10,000 gangs of 5 = 50,000 pending pods) to the state
 topics of a broker (embedded unless ``KAFKA_BOOTSTRAP``), then starts the scheduler service

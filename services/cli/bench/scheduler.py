@@ -1,6 +1,6 @@
 """``shoal bench scheduler``: in-process session throughput on synthetic clusters.
 
-Scenarios (DESIGN §5): (a) 5,000 nodes x 10,000 pending single-pod jobs, (b) 1,000 gangs
+Scenarios (architecture §7): (a) 5,000 nodes x 10,000 pending single-pod jobs, (b) 1,000 gangs
 x 10 identical pods on 1,000 nodes, (c) 5,000 nodes x 50,000 pending pods (10,000 gangs of
 5). Each runs one full session (snapshot build included) with the default conf and reports
 decisions/s, session seconds and the process's peak RSS.

@@ -2,7 +2,7 @@
 
 ResourceFlavors, ClusterQueues, LocalQueues, Workloads, Namespaces (for namespaceSelector)
 and PriorityClasses are read from the file; Workloads with ``status.admission`` (or
-QuotaReserved/Admitted=True) already hold quota. Output (DESIGN §4): ``admitted`` (admitted by
+QuotaReserved/Admitted=True) already hold quota. Output (architecture §5): ``admitted`` (admitted by
 this run), ``pending`` and ``preempted`` (admitted workloads chosen for eviction). ``-o text``
 adds why each pending workload waits. Bad input raises UserError/ManifestError (exit 2).
 """

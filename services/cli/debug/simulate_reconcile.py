@@ -2,7 +2,7 @@
 
 The pods, PodGroups and Services in the file are the observed cache; a bus Command is delivered
 to the job it targets. ``--pending-creations``/``--pending-deletions`` start each job with
-unsatisfied expectations. Output per job key (DESIGN §4): ``kind``, ``created`` (full
+unsatisfied expectations. Output per job key (architecture §5): ``kind``, ``created`` (full
 manifests), ``deleted`` (``ns/name``), ``status`` (the job's new status in its own schema);
 ``patched``, ``requeueAfter``, ``deleteJob`` and ``events`` are added when there are any. A
 job kind whose reconcile is not available is reported as an ``error`` entry and a line on

@@ -1,4 +1,4 @@
-"""What one admission run decided, and its ``shoal simulate admit`` JSON shape (DESIGN §4)."""
+"""What one admission run decided, and its ``shoal simulate admit`` JSON shape (architecture §5)."""
 
 from __future__ import annotations
 

@@ -152,7 +152,7 @@ def volcano_job(name: str) -> Json:
 async def test_jobs_get_pods_podgroups_and_status_through_the_whole_loop(stack: Stack) -> None:
     await eventually(lambda: _ready(stack))
 
-    async def default_queue() -> bool:  # DESIGN §3: it exists from the start
+    async def default_queue() -> bool:  # architecture §4: it exists from the start
         return await stack.get(QUEUE, "default") is not None
 
     await eventually(default_queue)
