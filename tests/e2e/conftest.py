@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from e2e_cluster import Observer, create_namespace
 
 from services.cli.stack import Stack, StackConfig
 from shared.kube import KubeClient
+from tests.e2e.e2e_cluster import Observer, create_namespace
 
 
 @pytest.fixture(scope="module")

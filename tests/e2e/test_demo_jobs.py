@@ -12,7 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from e2e_cluster import (
+
+from services.cli.progress import job_phase
+from services.cli.submit import apply, load_documents, manifest_files
+from services.cli.up import EXAMPLES
+from shared.kube import KubeClient, resource_for
+from tests.e2e.e2e_cluster import (
     POD,
     SERVICE,
     Observer,
@@ -21,11 +26,6 @@ from e2e_cluster import (
     eventually,
     index_duplicates,
 )
-
-from services.cli.progress import job_phase
-from services.cli.submit import apply, load_documents, manifest_files
-from services.cli.up import EXAMPLES
-from shared.kube import KubeClient, resource_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 

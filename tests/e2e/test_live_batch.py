@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e_cluster import BATCHJOB, POD, Observer, PodRecord, container, eventually
 
 from shared.kube import ApiError, KubeClient
+from tests.e2e.e2e_cluster import BATCHJOB, POD, Observer, PodRecord, container, eventually
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 

@@ -21,15 +21,6 @@ from typing import Any
 
 import aiohttp
 import pytest
-from e2e_cluster import (
-    BATCHJOB,
-    VCJOB,
-    Observer,
-    eventually,
-    index_duplicates,
-    indexed_job,
-    vcjob,
-)
 
 from services.cli.progress import job_phase
 from services.cli.stack import SERVICES, Stack, StackConfig
@@ -38,6 +29,15 @@ from shared.bus.kafka import KafkaBus
 from shared.config import KafkaSettings
 from shared.kube import KubeClient
 from shared.topics import Topics
+from tests.e2e.e2e_cluster import (
+    BATCHJOB,
+    VCJOB,
+    Observer,
+    eventually,
+    index_duplicates,
+    indexed_job,
+    vcjob,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -85,7 +85,7 @@ async def check_batch(kube: KubeClient, observer: Observer, ns: str, tag: str) -
         await eventually(finished, timeout=120, what=f"batch {tag} to finish")
     except AssertionError:
         stuck = {n: p for n, p in phases.items() if p not in ("Completed", "Complete")}
-        pods = {
+        seen = {
             n: [(p.name, p.nodes, p.phases, p.deleted) for p in observer.pods_of(ns, n)]
             for n in stuck
         }
@@ -93,7 +93,7 @@ async def check_batch(kube: KubeClient, observer: Observer, ns: str, tag: str) -
             k: (g.phases, g.conditions[-1:]) for k, g in observer.podgroups.items() if ns in k
         }
         raise AssertionError(
-            f"batch {tag} stuck: {stuck}; pods {pods}; podgroups {groups}"
+            f"batch {tag} stuck: {stuck}; pods {seen}; podgroups {groups}"
         ) from None
     finally:
         lost = [n for n, p in phases.items() if p not in ("Completed", "Complete")]

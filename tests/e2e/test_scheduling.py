@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_cluster import (
+
+from services.cli.stack import Stack, StackConfig
+from services.cli.submit import apply
+from shared.kube import KubeClient
+from tests.e2e.e2e_cluster import (
     CONFIGMAP,
     NAMESPACE,
     POD,
@@ -26,10 +30,6 @@ from e2e_cluster import (
     eventually,
     vcjob,
 )
-
-from services.cli.stack import Stack, StackConfig
-from services.cli.submit import apply
-from shared.kube import KubeClient
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from kubernetes_asyncio import client
 from kubernetes_asyncio.client.exceptions import ApiException
-from kubesim_helpers import binding, eventually, pod
 
 from services.kubesim.app import KubeSim
+from tests.integration.kubesim.kubesim_helpers import binding, eventually, pod
 
 NS = "default"
 pytestmark = [pytest.mark.kubesim, pytest.mark.asyncio(loop_scope="session")]

@@ -101,7 +101,7 @@ async def test_get_pods_json_and_watch_sees_a_change(sim: KubeSim, tmp_path: Pat
         "-f",
         str(binding),
     )
-    lines = []
+    lines: list[bytes] = []
     while not any(b"Running" in line for line in lines):
         lines.append(await asyncio.wait_for(watcher.stdout.readline(), 10))
     assert any(b"Running" in line for line in lines)  # the watch saw the kubelet start it

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from kubernetes_asyncio import client
 from kubernetes_asyncio.client.exceptions import ApiException
-from kubesim_helpers import binding, eventually, pod
+
+from tests.integration.kubesim.kubesim_helpers import binding, eventually, pod
 
 pytestmark = [pytest.mark.kubesim, pytest.mark.asyncio(loop_scope="session")]
 NS = "lifecycle"

@@ -9,9 +9,9 @@ import aiohttp
 import pytest
 from kubernetes_asyncio import client, watch
 from kubernetes_asyncio.client.exceptions import ApiException
-from kubesim_helpers import pod
 
 from services.kubesim.app import KubeSim
+from tests.integration.kubesim.kubesim_helpers import pod
 
 pytestmark = [pytest.mark.kubesim, pytest.mark.asyncio(loop_scope="session")]
 

@@ -18,11 +18,11 @@ from typing import Any
 import msgspec
 import pytest
 import yaml
-from helm_subset import UnsupportedTemplate, render
 
 from shared.config import KafkaSettings, ServiceSettings, env_name
 from shared.kube.resources import RESOURCES
 from shared.topics import STATE_TOPIC_OF_KIND, Topics
+from tests.unit.deploy.helm_subset import UnsupportedTemplate, render
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"

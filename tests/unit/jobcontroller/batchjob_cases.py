@@ -14,7 +14,7 @@ UID = "uid-1"
 FINALIZER = "batch.kubernetes.io/job-tracking"
 INDEX = "batch.kubernetes.io/job-completion-index"
 # The status once nothing is uncounted (both lists, so the merge patch empties them).
-NO_UNCOUNTED = {"succeeded": [], "failed": []}
+NO_UNCOUNTED: dict[str, list[str]] = {"succeeded": [], "failed": []}
 
 
 def stamp(offset: float = 0.0) -> str:

@@ -167,7 +167,7 @@ def test_our_own_status_write_is_applied_before_the_watcher_delivers_it() -> Non
     """A sync's pod events can overtake the watcher's copy of the status it wrote; the cache
     takes the API server's answer at once and then ignores the older or equal records."""
     cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
-    job = {
+    job: dict[str, Any] = {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {"name": "idx", "namespace": "ns", "uid": "j", "resourceVersion": "5"},
