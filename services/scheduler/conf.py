@@ -1,12 +1,20 @@
 """``volcano-scheduler.conf``: the actions string and tiers of plugins, Volcano's YAML exactly.
 
-Unset ``enable*`` flags default to true (``enableHierarchy`` to false, as in Volcano). Unknown
-actions, plugins, option keys and argument keys are errors naming the culprit; a typo in a
-conf must never silently fall back to a default.
+The keys are those of Volcano's ``pkg/scheduler/conf/scheduler_conf.go``
+(``SchedulerConfiguration``, ``Tier``, ``PluginOption``, ``Configuration``), spelled as there:
+most switches are ``enable*``, some ``enabled*`` (``enabledOverused``, ``enabledAllocatable``,
+``enabledVictim``, ...). Unset switches default as ``plugins.ApplyPluginConfDefaults`` sets
+them: true, except ``enableHierarchy`` and ``enabledClusterOrder``, which it leaves unset (off).
+
+Volcano ignores keys it does not know, so a conf that runs there must run here: an unknown key
+is a *warning* naming the closest known key (``SchedulerConf.warnings``), not an error. An
+unknown action or plugin, a switch that is not a boolean, or invalid plugin arguments stay
+errors: a conf Shoal cannot carry out must not silently fall back to a default.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,10 +44,9 @@ tiers:
   - name: binpack
 """
 
-# Every per-plugin switch Volcano's PluginOption knows, with its default.
+# Volcano's PluginOption switches (YAML keys) with the defaults ApplyPluginConfDefaults gives.
 FLAGS: Mapping[str, bool] = {
     "enableJobOrder": True,
-    "enableNamespaceOrder": True,
     "enableHierarchy": False,
     "enableJobReady": True,
     "enableJobPipelined": True,
@@ -48,9 +55,8 @@ FLAGS: Mapping[str, bool] = {
     "enableReclaimable": True,
     "enablePreemptive": True,
     "enableQueueOrder": True,
-    "enableClusterOrder": True,
+    "enabledClusterOrder": False,
     "enablePredicate": True,
-    "enablePrePredicate": True,
     "enableBestNode": True,
     "enableNodeOrder": True,
     "enableTargetJob": True,
@@ -59,11 +65,22 @@ FLAGS: Mapping[str, bool] = {
     "enabledVictim": True,
     "enableJobStarving": True,
     "enabledOverused": True,
-    "enableOverused": True,
-    "enableAllocatable": True,
-    "enableSubJobReady": True,
-    "enableSubJobOrder": True,
+    "enabledAllocatable": True,
+    "enabledHyperNodeOrder": True,
+    "enabledSubJobReady": True,
+    "enabledSubJobPipelined": True,
+    "enabledSubJobOrder": True,
+    "enabledHyperNodeGradient": True,
 }
+TOP_LEVEL_KEYS = ("actions", "tiers", "configurations", "metrics")
+PLUGIN_KEYS = ("name", "arguments", *FLAGS)
+
+
+def unknown_key(where: str, key: str, known: tuple[str, ...] | list[str]) -> str:
+    """The warning for a key Volcano would ignore, with the closest known spelling."""
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{where}: unknown key {key!r} is ignored{hint}"
 
 
 class PluginOption(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,6 +96,9 @@ class SchedulerConf(msgspec.Struct, frozen=True, kw_only=True):
     actions: tuple[str, ...]
     tiers: tuple[tuple[PluginOption, ...], ...]
     configurations: dict[str, dict[str, Any]] = {}
+    metrics: dict[str, str] = {}
+    # Keys Volcano ignores and so does Shoal, each with the closest known key.
+    warnings: tuple[str, ...] = ()
 
     def plugin_names(self) -> list[str]:
         return [option.name for tier in self.tiers for option in tier]
@@ -88,7 +108,7 @@ def _fail(source: str, message: str) -> UserError:
     return UserError(f"{source}: {message}")
 
 
-def _plugin_option(raw: Any, where: str, source: str) -> PluginOption:
+def _plugin_option(raw: Any, where: str, source: str, warnings: list[str]) -> PluginOption:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise _fail(source, f"{where}: a plugin needs a string 'name'")
     flags: dict[str, bool] = {}
@@ -107,7 +127,7 @@ def _plugin_option(raw: Any, where: str, source: str) -> PluginOption:
                 raise _fail(source, f"{where}.{key}: expected true or false, got {value!r}")
             flags[key] = value
         else:
-            raise _fail(source, f"{where} ({raw['name']}): unknown option {key!r}")
+            warnings.append(unknown_key(f"{where} ({raw['name']})", str(key), PLUGIN_KEYS))
     return PluginOption(name=raw["name"], flags=flags, arguments=arguments)
 
 
@@ -125,15 +145,16 @@ def parse_conf(
         raise _fail(source, f"invalid YAML: {exc}".replace("\n", " ")) from None
     if not isinstance(raw, dict):
         raise _fail(source, "expected a mapping with 'actions' and 'tiers'")
-    unknown = sorted(set(raw) - {"actions", "tiers", "configurations", "metrics"})
-    if unknown:
-        raise _fail(source, f"unknown key {unknown[0]!r}")
+    warnings = [
+        unknown_key(source, str(key), TOP_LEVEL_KEYS) for key in raw if key not in TOP_LEVEL_KEYS
+    ]
     if not isinstance(raw.get("actions"), str):
         raise _fail(source, 'field actions: expected a string like "enqueue, allocate"')
     names = tuple(a.strip() for a in raw["actions"].split(",") if a.strip())
     for name in names:
         if name not in actions:
-            raise _fail(source, f"field actions: unknown action {name!r}")
+            known = ", ".join(actions)
+            raise _fail(source, f"field actions: unknown action {name!r} (Shoal has: {known})")
     tiers_raw = raw.get("tiers") or []
     if not isinstance(tiers_raw, list):
         raise _fail(source, "field tiers: expected a list")
@@ -145,9 +166,10 @@ def parse_conf(
         options = []
         for p, plugin_raw in enumerate(tier["plugins"]):
             where = f"tiers[{t}].plugins[{p}]"
-            option = _plugin_option(plugin_raw, where, source)
+            option = _plugin_option(plugin_raw, where, source, warnings)
             if option.name not in plugins:
-                raise _fail(source, f"{where}: unknown plugin {option.name!r}")
+                known = ", ".join(plugins)
+                raise _fail(source, f"{where}: unknown plugin {option.name!r} (Shoal has: {known})")
             if option.name in seen:
                 raise _fail(source, f"{where}: plugin {option.name!r} is configured twice")
             seen.add(option.name)
@@ -157,9 +179,39 @@ def parse_conf(
                 raise _fail(source, f"{where} ({option.name}): {exc}") from None
             options.append(option)
         tiers.append(tuple(options))
+    configurations = _configurations(raw.get("configurations"), actions, source, warnings)
+    return SchedulerConf(
+        actions=names,
+        tiers=tuple(tiers),
+        configurations=configurations,
+        metrics={str(k): str(v) for k, v in (raw.get("metrics") or {}).items()},
+        warnings=tuple(warnings),
+    )
+
+
+def _configurations(
+    raw: Any, actions: Registry[ActionFactory], source: str, warnings: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Per-action arguments (``configurations: [{name: preempt, arguments: {...}}]``). Volcano
+    looks them up by the running action's name, so one for an action Shoal lacks is unused."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, list):
+        raise _fail(source, "field configurations: expected a list")
     configurations: dict[str, dict[str, Any]] = {}
-    for c, entry in enumerate(raw.get("configurations") or []):
-        if not isinstance(entry, dict) or entry.get("name") not in actions:
-            raise _fail(source, f"configurations[{c}]: unknown action {entry!r}")
-        configurations[entry["name"]] = dict(entry.get("arguments") or {})
-    return SchedulerConf(actions=names, tiers=tuple(tiers), configurations=configurations)
+    for c, entry in enumerate(raw):
+        where = f"configurations[{c}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise _fail(source, f"{where}: expected a mapping with a string 'name'")
+        arguments = entry.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise _fail(source, f"{where}.arguments: expected a mapping")
+        for key in entry:
+            if key not in ("name", "arguments"):
+                warnings.append(unknown_key(where, str(key), ("name", "arguments")))
+        if entry["name"] not in actions:
+            warnings.append(
+                f"{where}: no action {entry['name']!r} in Shoal; its arguments are unused"
+            )
+        configurations[entry["name"]] = dict(arguments)
+    return configurations

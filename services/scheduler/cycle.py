@@ -48,6 +48,8 @@ class _ConfCache:
             )
             self.effective = text
             _log.info("scheduler conf loaded", actions=list(self.conf.actions))
+            for warning in self.conf.warnings:
+                _log.warning("scheduler conf key ignored", warning=warning)
         except UserError as exc:
             _log.error("invalid scheduler conf; keeping the previous one", error=str(exc))
         return self.conf

@@ -30,8 +30,8 @@ POINT_FLAGS: dict[str, str | None] = {
     "job_starving": "enableJobStarving",
     "job_enqueueable": "enableJobEnqueued",
     "job_enqueued": "enableJobEnqueued",
-    "overused": "enableOverused",
-    "allocatable": "enableAllocatable",
+    "overused": "enabledOverused",
+    "allocatable": "enabledAllocatable",
     "preemptive": "enablePreemptive",
     "preemptable": "enablePreemptable",
     "reclaimable": "enableReclaimable",
@@ -96,8 +96,6 @@ class Session:
 
     @staticmethod
     def _enabled(option: PluginOption, flag: str) -> bool:
-        if flag == "enableOverused":
-            return option.enabled("enableOverused") and option.enabled("enabledOverused")
         return option.enabled(flag)
 
     def callbacks(self, point: str) -> list[Any]:
