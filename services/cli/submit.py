@@ -39,16 +39,19 @@ def load_documents(paths: list[Path]) -> list[dict[str, Any]]:
 
 
 async def apply(kube: KubeClient, obj: dict[str, Any], *, namespace: str = "default") -> str:
-    """Create ``obj``; if it exists, replace it at its current resourceVersion."""
+    """Create ``obj``; if it exists, replace it at its current resourceVersion. A manifest with
+    only ``generateName`` is always created (as ``kubectl create``); ``obj`` then carries the
+    name the API server gave it."""
     rt = resource_for(obj["apiVersion"], obj["kind"])
     meta = obj.setdefault("metadata", {})
     if rt.namespaced:
         meta.setdefault("namespace", namespace)
     try:
-        await kube.create(rt, obj)
+        created = await kube.create(rt, obj)
+        meta["name"] = created.get("metadata", {}).get("name", meta.get("name"))
         return "created"
     except ApiError as exc:
-        if exc.status != 409:
+        if exc.status != 409 or not meta.get("name"):
             raise
     current = await kube.get(rt, meta["name"], meta.get("namespace"))
     meta["resourceVersion"] = current["metadata"]["resourceVersion"]

@@ -17,7 +17,9 @@ from pathlib import Path
 from services.cli.progress import JobProgress, progress
 from services.cli.stack import Stack, StackConfig
 from services.cli.submit import apply, load_documents, manifest_files
+from shared.errors import QuantityError, UserError
 from shared.kube import KubeClient, resource_for
+from shared.quantities import parse_quantity
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "deploy" / "examples"
 JOB_KINDS = (
@@ -33,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--examples", type=Path, default=EXAMPLES, help="demo manifests")
     parser.add_argument("--no-demo", action="store_true", help="start the system only")
     parser.add_argument("--nodes", type=int, default=8, help="simulated nodes (kubesim)")
+    parser.add_argument("--node-cpu", default="16", help="CPU of each simulated node")
+    parser.add_argument("--node-memory", default="64Gi", help="memory of each simulated node")
+    parser.add_argument("--node-gpus", type=int, default=4, help="GPUs of each simulated node")
     parser.add_argument("--workdir", type=Path, default=Path(".shoal"), help="logs, kubeconfig")
     parser.add_argument("--timeout", type=float, default=300, help="demo deadline (s)")
     parser.add_argument(
@@ -108,12 +113,27 @@ def summary(rows: list[JobProgress]) -> str:
     )
 
 
+def _check_node_shape(args: argparse.Namespace) -> None:
+    """Refuse a bad node shape here, in one line, rather than as a kubesim that never starts."""
+    for flag, value in (("--node-cpu", args.node_cpu), ("--node-memory", args.node_memory)):
+        try:
+            parse_quantity(value)
+        except QuantityError as exc:
+            raise UserError(f"{flag} {value!r}: {exc}") from None
+    if args.node_gpus < 0:
+        raise UserError(f"--node-gpus {args.node_gpus}: must be >= 0")
+
+
 async def up(args: argparse.Namespace) -> int:
+    _check_node_shape(args)
     config = StackConfig(
         workdir=args.workdir,
         bootstrap=args.bootstrap,
         kubeconfig=args.kubeconfig,
         nodes=args.nodes,
+        node_cpu=args.node_cpu,
+        node_memory=args.node_memory,
+        node_gpus=args.node_gpus,
     )
     stack = Stack(config)
     print("starting Shoal: broker, kubesim, watcher, jobcontroller, scheduler, binder ...")

@@ -1,0 +1,61 @@
+"""``shoal submit`` against kubesim: create, then configure; generateName manifests."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from services.cli.main import main
+from services.kubesim.app import KubeSim
+
+pytestmark = [pytest.mark.kubesim, pytest.mark.asyncio(loop_scope="session")]
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  {name}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: busybox}}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "second"),
+    [
+        ("name: fixed", ["job/fixed created"], ["job/fixed configured"]),
+        ("generateName: gen-", ["job/gen-"], ["job/gen-"]),
+    ],
+    ids=["named-then-configured", "generate-name-creates-each-time"],
+)
+async def test_submit(
+    sim: KubeSim,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    first: list[str],
+    second: list[str],
+) -> None:
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text(JOB.format(name=name))
+    argv = ["submit", "-f", str(manifest), "--kubeconfig", str(sim.kubeconfig_path)]
+    outputs = []
+    for _ in range(2):
+        code = await _in_thread(argv)
+        assert code == 0
+        outputs.append(capsys.readouterr().out.strip().splitlines())
+    for expected, lines in zip((first, second), outputs, strict=True):
+        assert len(lines) == 1 and lines[0].startswith(expected[0]), lines
+    if name.startswith("generateName"):
+        assert outputs[0][0] != outputs[1][0]  # two Jobs, each with its generated name
+        assert outputs[0][0].endswith(" created") and outputs[1][0].endswith(" created")
+
+
+async def _in_thread(argv: list[str]) -> int:
+    """The CLI runs its own event loop: call it off this one."""
+    return await asyncio.to_thread(main, argv)
