@@ -110,6 +110,22 @@ def gone(message: str) -> ApiError:
     return ApiError(410, message, reason="Expired")
 
 
+def too_large_resource_version(requested: int, current: int) -> ApiError:
+    """A watch or list from a version the server has not reached (the watch cache's
+    ``NewTooLargeResourceVersionError``): clients re-list from scratch."""
+    return ApiError(
+        504,
+        f"Timeout: Too large resource version: {requested}, current: {current}",
+        reason="Timeout",
+        details={
+            "causes": [
+                {"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}
+            ],
+            "retryAfterSeconds": 1,
+        },
+    )
+
+
 def success(code: int = 201, details: dict[str, Any] | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {
         "kind": "Status",

@@ -101,7 +101,10 @@ class KubeSim:
         for probe in ("/healthz", "/livez", "/readyz"):
             app.router.add_get(probe, _ok)
         app.router.add_route("*", "/{tail:.*}", handler)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # Open watches never end on their own: a stop waits 1 s for them, not aiohttp's 60 s.
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+        )
         await self._runner.setup()
         site = web.TCPSite(self._runner, config.host, config.port, backlog=1024)
         await site.start()

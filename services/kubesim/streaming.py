@@ -71,6 +71,9 @@ def _prime(watcher: Watcher, store: Store, rtype: ResourceType, query: Any, faul
         since = int(raw)
     except ValueError as exc:
         raise apierrors.bad_request(f"invalid resourceVersion {raw!r}") from exc
+    if since > store.rv:
+        # E.g. a client that kept its version across a kubesim restart: never a silent stream.
+        raise apierrors.too_large_resource_version(since, store.rv)
     try:
         events = store.table(rtype).hub.since(since)
     except TooOld as exc:

@@ -169,10 +169,21 @@ class ResourceWatch:
                 self.metrics.errors.labels(self.rt.kind, "Expired").inc()
                 need_list = True
             except (ApiError, aiohttp.ClientError, TimeoutError, OSError) as exc:
+                if isinstance(exc, ApiError) and too_large_resource_version(exc):
+                    # The server is behind our version (it restarted and lost its state, or a
+                    # lagging replica answered): re-list from scratch, as client-go does.
+                    self.metrics.errors.labels(self.rt.kind, "ResourceVersionTooLarge").inc()
+                    need_list = True
+                    continue
                 reason = exc.reason if isinstance(exc, ApiError) else type(exc).__name__
                 self.metrics.errors.labels(self.rt.kind, reason).inc()
                 await asyncio.sleep(backoff * (0.5 + random.random()))
                 backoff = min(backoff * 2, self.settings.retry_backoff_max)
+
+
+def too_large_resource_version(exc: ApiError) -> bool:
+    """client-go's ``isTooLargeResourceVersionError``: a 504 whose message says so."""
+    return exc.status == 504 and "Too large resource version" in exc.message
 
 
 async def run_watcher(

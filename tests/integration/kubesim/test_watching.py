@@ -11,6 +11,8 @@ from kubernetes_asyncio import client, watch
 from kubernetes_asyncio.client.exceptions import ApiException
 
 from services.kubesim.app import KubeSim
+from services.watcher.service import too_large_resource_version
+from shared.kube import ApiError, KubeClient, resource_for
 from tests.integration.kubesim.kubesim_helpers import pod
 
 pytestmark = [pytest.mark.kubesim, pytest.mark.asyncio(loop_scope="session")]
@@ -118,3 +120,20 @@ async def test_watch_timeout_ends_the_stream(core: client.CoreV1Api) -> None:
         async for _ in w.stream(core.list_namespaced_pod, "kube-public", timeout_seconds=1):
             pass
     assert 0.9 < loop.time() - start < 3
+
+
+async def test_watch_from_a_future_version_is_refused(sim: KubeSim) -> None:
+    # A real API server answers a version it has not reached with 504 "Too large resource
+    # version" (after a kubesim restart a client's stored version is such a version).
+    kube = await KubeClient.connect(str(sim.kubeconfig_path))
+    try:
+        _, rv = await kube.list_all(resource_for("v1", "Pod"))
+        future = str(int(rv) + 1000)
+        with pytest.raises(ApiError) as err:
+            async for _ in kube.watch(resource_for("v1", "Pod"), resource_version=future):
+                break
+        assert err.value.status == 504
+        assert too_large_resource_version(err.value)
+        assert f"Too large resource version: {future}, current: " in err.value.message
+    finally:
+        await kube.close()

@@ -6,6 +6,8 @@ import asyncio
 from typing import Any
 
 from services.binder.service import BinderSettings, run_binder
+from services.kubesim.app import KubeSim
+from services.kubesim.config import SimConfig, pool
 from services.watcher.service import WatcherSettings, run_watcher
 from shared.bus.kafka import KafkaBus
 from shared.events import (
@@ -132,3 +134,48 @@ async def test_binder_binds_idempotently_and_fences_stale_epochs(
     assert bound["spec"]["nodeName"] == "node-0"
     stopping.set()
     await asyncio.wait_for(task, 15)
+
+
+async def test_watcher_relists_after_a_kubesim_restart(
+    kubesim: KubeSim, kube: KubeClient, bus: KafkaBus, kafka_bootstrap: str, kafka_names: Any
+) -> None:
+    # The restarted server starts its resourceVersions again from the bottom: the watcher's
+    # resume version is then "too large" (504), and it must re-list, not watch blind.
+    shell = make_shell("watcher", kafka_bootstrap, kafka_names.prefix)
+    for i in range(20):  # move the first server's version well past a fresh one's
+        await kube.create(POD, pod(f"old-{i}"))
+    stopping = asyncio.Event()
+    settings = WatcherSettings(resources=("v1/Pod",), retry_backoff_max=0.5)
+    task = asyncio.create_task(
+        run_watcher(shell=shell, bus=bus, kube=kube, settings=settings, stopping=stopping)
+    )
+    topic = shell.topics.state("Pod")
+
+    async def listed() -> bool:
+        return shell.readiness.ready
+
+    await wait_for(listed)
+    port = int(kubesim.url.rsplit(":", 1)[1])
+    await kubesim.stop()
+    restarted = KubeSim(SimConfig(node_pools=(pool(1, cpu="4", memory="8Gi"),), port=port))
+    await restarted.start()
+    try:
+        await kube.create(POD, pod("fresh"))
+
+        async def names() -> set[tuple[str, str]]:
+            snap = await bus.rebuild(topics=[topic], decode=state_decoder.decode)
+            return {
+                (type(r.value).__name__, object_of(r.value)["metadata"]["name"])
+                for r in snap.records
+                if isinstance(r.value, ObjectEvent)
+            }
+
+        async def caught_up() -> bool:
+            seen = await names()
+            return ("ObjectAdded", "fresh") in seen and ("ObjectDeleted", "old-0") in seen
+
+        await wait_for(caught_up, timeout=30)
+    finally:
+        stopping.set()
+        await asyncio.wait_for(task, 10)
+        await restarted.stop()
