@@ -319,7 +319,8 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("kueue.x-k8s.io", "resourceflavors clusterqueues localqueues workloads", READ),
     ),
     "jobcontroller": _rules(
-        ("core", "pods services configmaps secrets", "create delete patch"),
+        ("core", "pods services configmaps", "create delete patch"),
+        ("core", "secrets", "create delete"),
         ("scheduling.volcano.sh", "podgroups", "create delete patch"),
         ("batch", "jobs", "patch"),
         ("batch batch.volcano.sh", "jobs/status", "update patch"),
