@@ -15,7 +15,7 @@ import msgspec
 
 from shared.events import ListSynced, ObjectDeleted, ObjectEvent, StateEvent
 from shared.models import KINDS, Model, Resource
-from shared.models.base import ObjectMeta
+from shared.models.base import ObjectMeta, object_key
 
 _KIND_MODELS: dict[str, type[Model]] = {}
 for (_api_version, _kind), _model in KINDS.items():
@@ -72,7 +72,7 @@ class ObjectCache:
         obj = decode_object(event)
         meta: ObjectMeta = obj.metadata  # type: ignore[attr-defined]
         bucket = self._objects.setdefault(self.type_key(obj), {})
-        key = f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
+        key = object_key(meta)
         current = bucket.get(key)
         cur_meta: ObjectMeta | None = current.metadata if current is not None else None  # type: ignore[attr-defined]
         if isinstance(event, ObjectDeleted):

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from shared.kube import keys
+
 # Kind → state topic suffix. All three job kinds share one topic so that one consumer sees them.
 STATE_TOPIC_OF_KIND: Mapping[str, str] = {
     "Pod": "state.pods",
@@ -82,8 +84,7 @@ def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 def object_key(obj: Mapping[str, Any]) -> str:
     """``namespace/name`` (or ``name`` for cluster-scoped objects) of an API dict."""
     meta = _meta(obj)
-    namespace, name = meta.get("namespace"), meta.get("name", "")
-    return f"{namespace}/{name}" if namespace else str(name)
+    return keys.object_key(meta.get("namespace"), str(meta.get("name", "")))
 
 
 def owner_job_key(obj: Mapping[str, Any]) -> str | None:
@@ -91,8 +92,7 @@ def owner_job_key(obj: Mapping[str, Any]) -> str | None:
     meta = _meta(obj)
     for ref in meta.get("ownerReferences") or ():
         if isinstance(ref, Mapping) and ref.get("controller"):
-            namespace = meta.get("namespace")
-            return f"{namespace}/{ref.get('name')}" if namespace else str(ref.get("name"))
+            return keys.object_key(meta.get("namespace"), str(ref.get("name")))
     return None
 
 
@@ -103,7 +103,7 @@ def record_key(obj: Mapping[str, Any]) -> str:
         target = obj.get("target")
         namespace = _meta(obj).get("namespace")
         if isinstance(target, Mapping) and target.get("name") and namespace:
-            return f"{namespace}/{target['name']}"
+            return keys.object_key(namespace, target["name"])
     if kind in ("Pod", "PodGroup", "Service"):
         owner = owner_job_key(obj)
         if owner is not None:

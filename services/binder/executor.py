@@ -17,8 +17,6 @@ import contextlib
 import time
 from typing import Any
 
-import aiohttp
-
 from shared.bus import RetryLater
 from shared.events import (
     DecisionDropped,
@@ -32,24 +30,12 @@ from shared.events import (
     PodGroupStatusDecided,
 )
 from shared.kube import ApiError, KubeClient
+from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
+from shared.kube.events import event_manifest
+from shared.kube.keys import split_key
 from shared.kube.resources import EVENT, POD, PODGROUP
 
-TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
-
-
-def _split(key: str) -> tuple[str, str]:
-    namespace, _, name = key.partition("/")
-    return namespace, name
-
-
-def _transient(exc: BaseException) -> bool:
-    if isinstance(exc, ApiError):
-        return exc.status in TRANSIENT_STATUS
-    return isinstance(exc, aiohttp.ClientError | TimeoutError | OSError)
-
-
-def _rfc3339(now: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+COMPONENT = "shoal-binder"
 
 
 class Executor:
@@ -85,14 +71,14 @@ class Executor:
             if isinstance(decision, PodGroupStatusDecided):
                 await self._podgroup_status(decision)
                 return None
-        except (ApiError, aiohttp.ClientError, TimeoutError, OSError) as exc:
-            if _transient(exc):
+        except CALL_ERRORS as exc:
+            if is_transient(exc):
                 raise RetryLater(str(exc)) from exc
             raise
         raise TypeError(f"not a decision: {type(decision).__name__}")
 
     async def _bind(self, d: PodBindDecided) -> Envelope:
-        namespace, name = _split(d.key)
+        namespace, name = split_key(d.key)
         common: dict[str, Any] = {
             "key": d.key,
             "pod_uid": d.pod_uid,
@@ -142,7 +128,7 @@ class Executor:
         return str(node) if node else None
 
     async def _evict(self, d: PodEvictDecided) -> Envelope:
-        namespace, name = _split(d.key)
+        namespace, name = split_key(d.key)
         common: dict[str, Any] = {
             "key": d.key,
             "pod_uid": d.pod_uid,
@@ -169,7 +155,7 @@ class Executor:
         return PodEvicted(**common)
 
     async def _podgroup_status(self, d: PodGroupStatusDecided) -> None:
-        namespace, name = _split(d.key)
+        namespace, name = split_key(d.key)
         patch = {"status": {"phase": d.phase, "conditions": d.conditions}}
         try:
             await self._kube.patch(PODGROUP, name, patch, namespace=namespace, subresource="status")
@@ -196,26 +182,16 @@ class Executor:
     async def _event(
         self, *, involved: dict[str, str], reason: str, type_: str, message: str
     ) -> None:
-        now = time.time()
-        event = {
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {
-                "generateName": f"{involved['name']}.",
-                "namespace": involved["namespace"],
-            },
-            "involvedObject": involved,
-            "reason": reason,
-            "message": message[:1024],
-            "type": type_,
-            "count": 1,
-            "firstTimestamp": _rfc3339(now),
-            "lastTimestamp": _rfc3339(now),
-            "source": {"component": "shoal-binder"},
-            "reportingComponent": "shoal-binder",
-        }
+        event = event_manifest(
+            involved,
+            type_=type_,
+            reason=reason,
+            message=message,
+            component=COMPONENT,
+            now=time.time(),
+        )
         # Events are best effort, never a reason to redo a bind.
-        with contextlib.suppress(ApiError, aiohttp.ClientError, TimeoutError):
+        with contextlib.suppress(*CALL_ERRORS):
             await self._kube.create(EVENT, event)
 
 

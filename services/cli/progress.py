@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from shared.kube.keys import namespaced_key
+
 Json = dict[str, Any]
 TERMINAL = frozenset({"Complete", "Completed", "Succeeded", "Failed", "Aborted", "Terminated"})
 SUCCESS = frozenset({"Complete", "Completed", "Succeeded"})
@@ -67,7 +69,7 @@ def _short_kind(job: Json) -> str:
 
 def job_key(obj: Json) -> str:
     meta = obj.get("metadata") or {}
-    return f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
+    return namespaced_key(meta.get("namespace"), str(meta.get("name", "")))
 
 
 def progress(jobs: Iterable[Json], pods: Iterable[Json]) -> list[JobProgress]:

@@ -25,6 +25,7 @@ from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
 from shared.cache import ObjectCache
 from shared.events import ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations, UidExpectations
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, scheduler_name
 from shared.models import Command, Job, Model, OwnerReference, Pod
 from shared.models.volcano import GROUP_NAME_ANNOTATION
 
@@ -98,7 +99,7 @@ class ControllerCache:
         *,
         expectations: Expectations,
         on_work: Callable[[WorkKey], None],
-        scheduler_names: frozenset[str] = frozenset({"shoal", "volcano"}),
+        scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES),
     ) -> None:
         self.objects = ObjectCache(on_change=self._changed)
         self.expectations = expectations
@@ -173,7 +174,7 @@ class ControllerCache:
         """A live pod for Shoal's scheduler that no PodGroup claims yet (architecture §4)."""
         meta = pod.metadata
         return (
-            (pod.spec.schedulerName or "default-scheduler") in self.scheduler_names
+            scheduler_name(pod.spec.schedulerName) in self.scheduler_names
             and GROUP_NAME_ANNOTATION not in meta.annotations
             and meta.deletionTimestamp is None
             and pod.status.phase not in ("Succeeded", "Failed")

@@ -23,16 +23,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import aiohttp
-
 from services.jobcontroller.cache import OWNED_TYPES, ControllerCache, WorkKey, expectation_key
 from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.sshkeys import wants_keypair, with_keypair
 from shared.kube import ApiError, ResourceType, resource_for
+from shared.kube.errors import CALL_ERRORS, is_transient
+from shared.kube.events import event_manifest, involved_object
+from shared.kube.keys import split_key
 from shared.kube.resources import EVENT
 from shared.models import Json
 
-TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
 _TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
 _API_VERSION_OF_KIND = {
     "Pod": "v1",
@@ -72,15 +72,6 @@ class KubeApi(Protocol):
     ) -> Json: ...
 
 
-def transient(exc: BaseException) -> bool:
-    if isinstance(exc, ApiError):
-        return exc.status in TRANSIENT_STATUS
-    return isinstance(exc, aiohttp.ClientError | TimeoutError | OSError)
-
-
-CALL_ERRORS = (ApiError, aiohttp.ClientError, TimeoutError, OSError)
-
-
 @dataclass(slots=True)
 class Outcome:
     """What executing one sync's actions did; ``errors`` non-empty means requeue with back-off."""
@@ -95,12 +86,7 @@ class Outcome:
 
     @property
     def transient_only(self) -> bool:
-        return all(transient(e) for e in self.errors)
-
-
-def _split(key: str) -> tuple[str | None, str]:
-    namespace, _, name = key.rpartition("/")
-    return namespace or None, name
+        return all(is_transient(e) for e in self.errors)
 
 
 def _rt_of(obj: Json) -> ResourceType:
@@ -160,7 +146,7 @@ class ActionExecutor:
         return outcome
 
     async def _status(self, rt: ResourceType, key: str, status: Json, outcome: Outcome) -> None:
-        namespace, name = _split(key)
+        namespace, name = split_key(key)
         try:
             written = await self._kube.patch(
                 rt, name, {"status": status}, namespace=namespace, subresource="status"
@@ -190,7 +176,7 @@ class ActionExecutor:
         return outcome
 
     async def _patch(self, job: WorkKey | None, patch: Patch, outcome: Outcome) -> None:
-        namespace, name = _split(patch.key)
+        namespace, name = split_key(patch.key)
         rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
         try:
             await self._kube.patch(
@@ -233,7 +219,7 @@ class ActionExecutor:
         propagation: str | None = None,
     ) -> bool:
         """True when the object is gone or going (404 and a failed uid precondition count)."""
-        namespace, name = _split(key)
+        namespace, name = split_key(key)
         try:
             await self._kube.delete(rt, name, namespace, uid=uid, propagation_policy=propagation)
         except CALL_ERRORS as exc:
@@ -306,30 +292,13 @@ class ActionExecutor:
         """Record an Event on ``obj`` (best effort: failures are ignored)."""
         if not self._post_events:
             return
-        meta = obj.get("metadata") or {}
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._wall_clock()))
-        event: Json = {
-            "apiVersion": "v1",
-            "kind": "Event",
-            "metadata": {
-                "generateName": f"{meta.get('name', 'job')}.",
-                "namespace": meta.get("namespace") or "default",
-            },
-            "involvedObject": {
-                "apiVersion": obj.get("apiVersion", ""),
-                "kind": obj.get("kind", ""),
-                "name": meta.get("name", ""),
-                "namespace": meta.get("namespace") or "default",
-                "uid": meta.get("uid", ""),
-            },
-            "reason": reason,
-            "message": message[:1024],
-            "type": event_type,
-            "count": 1,
-            "firstTimestamp": stamp,
-            "lastTimestamp": stamp,
-            "source": {"component": self._component},
-            "reportingComponent": self._component,
-        }
+        event = event_manifest(
+            involved_object(obj),
+            type_=event_type,
+            reason=reason,
+            message=message,
+            component=self._component,
+            now=self._wall_clock(),
+        )
         with contextlib.suppress(*CALL_ERRORS):
             await self._kube.create(EVENT, event)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, scheduler_name
 from shared.models import Json, Pod, to_dict
 from shared.models.volcano import GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
 from shared.resources import spec_requests
 
-DEFAULT_SCHEDULER_NAMES = frozenset({"volcano", "shoal"})
 PODGROUP_PREFIX = "podgroup-"
 # Scheduling hints Volcano copies from the pod onto its PodGroup.
 _PROPAGATED_ANNOTATIONS = (
@@ -54,10 +54,10 @@ def _owner(pod: Pod) -> Json:
 
 
 def podgroup_for_pod(
-    pod: Pod, *, scheduler_names: Collection[str] = DEFAULT_SCHEDULER_NAMES
+    pod: Pod, *, scheduler_names: Collection[str] = SHOAL_SCHEDULER_NAMES
 ) -> PodGroupForPod | None:
     """The PodGroup a plain pod needs, or None if it has one or is not for this scheduler."""
-    if (pod.spec.schedulerName or "default-scheduler") not in scheduler_names:
+    if scheduler_name(pod.spec.schedulerName) not in scheduler_names:
         return None
     if pod.metadata.annotations.get(GROUP_NAME_ANNOTATION):
         return None

@@ -28,7 +28,7 @@ from msgspec import Meta
 from prometheus_client import Counter, Gauge, Histogram
 
 from services.jobcontroller.cache import QUEUE, ControllerCache, Sharding, WorkKey
-from services.jobcontroller.executor import CALL_ERRORS, ActionExecutor, KubeApi
+from services.jobcontroller.executor import ActionExecutor, KubeApi
 from services.jobcontroller.queue import QueueShutDown, WorkQueue
 from services.jobcontroller.syncing import Syncer
 from shared.bus import Bus, Record, TopicPartition
@@ -37,6 +37,8 @@ from shared.errors import UserError
 from shared.events import ListSynced, StateEvent, state_decoder
 from shared.expectations import Expectations
 from shared.kube import ApiError, resource_for
+from shared.kube.errors import CALL_ERRORS
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
 from shared.topics import Topics
 
@@ -60,7 +62,7 @@ class JobControllerSettings(msgspec.Struct, frozen=True, kw_only=True):
     workers: Annotated[int, Meta(ge=1, description="jobs synced concurrently")] = 48
     scheduler_names: Annotated[
         tuple[str, ...], Meta(description="schedulerName values whose pods need a PodGroup")
-    ] = ("shoal", "volcano")
+    ] = SHOAL_SCHEDULER_NAMES
     backoff_base: Annotated[Duration, Meta(description="first retry delay after a failed sync")] = (
         0.05
     )

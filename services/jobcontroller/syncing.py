@@ -32,10 +32,12 @@ from services.jobcontroller.cache import (
     expectation_key,
 )
 from services.jobcontroller.core import Actions, Observed
-from services.jobcontroller.executor import CALL_ERRORS, ActionExecutor, KubeApi, Outcome
+from services.jobcontroller.executor import ActionExecutor, KubeApi, Outcome
 from services.jobcontroller.podgroups import podgroup_for_pod
 from shared.errors import UserError
 from shared.kube import ApiError
+from shared.kube.errors import CALL_ERRORS
+from shared.kube.patch import merge_patch
 from shared.kube.resources import POD as POD_RT
 from shared.kube.resources import PODGROUP as PODGROUP_RT
 from shared.models import Json, to_dict
@@ -52,17 +54,28 @@ class SyncResult:
     reconciled: bool = False
 
 
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386 JSON merge patch of ``patch`` onto ``target`` (neither is modified)."""
-    if not isinstance(patch, dict):
-        return patch
-    merged = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = merge_patch(merged.get(key), value)
-    return merged
+def merge_diff(old: Any, new: Any) -> Any:
+    """The RFC 7386 merge patch that turns ``old`` into ``new``: changed keys with their new
+    value (dicts recursively), ``None`` for keys ``new`` lacks; ``{}`` when they are equal."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    patch: dict[str, Any] = {key: None for key in old if key not in new}
+    for key, value in new.items():
+        if key not in old:
+            patch[key] = value
+        elif old[key] != value:
+            patch[key] = merge_diff(old[key], value)
+    return patch
+
+
+def _normalized(status: Json, model: type[Any]) -> Json:
+    """``status`` as the cache models it (defaults omitted), so that ``active: 0`` and an
+    absent ``active`` compare equal; unchanged if it does not fit the model."""
+    try:
+        normal: Json = msgspec.to_builtins(msgspec.convert(status, model, strict=False))
+    except msgspec.ValidationError:
+        return status
+    return normal
 
 
 def status_unchanged(job: Any, status: Json) -> bool:
@@ -122,7 +135,7 @@ class Syncer:
             await self._report_invalid(key, _head(job), str(exc), job=job)
             return SyncResult(Outcome())
         self._reported.pop(key, None)
-        self._drop_unchanged_status(job, actions)
+        self._status_as_patches(job, actions)
         outcome = await self._executor.execute(key, _head(job), actions)
         return SyncResult(outcome, requeue_after=actions.requeue_after, reconciled=True)
 
@@ -144,11 +157,19 @@ class Syncer:
         )
 
     @staticmethod
-    def _drop_unchanged_status(job: Any, actions: Actions) -> None:
-        if actions.status is not None and status_unchanged(job, actions.status):
-            actions.status = None
-        if actions.interim_status is not None and status_unchanged(job, actions.interim_status):
-            actions.interim_status = None
+    def _status_as_patches(job: Any, actions: Actions) -> None:
+        """A reconcile returns the job's whole new status; it is written as the merge patch
+        from the cached status (the interim one first, then the final one from the interim),
+        so fields that went back to their default (``pending: 0``, an emptied list) are
+        removed on the server too instead of keeping their old value. No change: no write."""
+        model = type(job.status)
+        current = msgspec.to_builtins(job.status)
+        if actions.interim_status is not None:
+            interim = _normalized(actions.interim_status, model)
+            actions.interim_status = merge_diff(current, interim) or None
+            current = interim
+        if actions.status is not None:
+            actions.status = merge_diff(current, _normalized(actions.status, model)) or None
 
     async def _report_invalid(
         self,

@@ -22,6 +22,7 @@ from aiohttp import web
 from services.kubesim.apierrors import ApiError
 from services.kubesim.config import SimConfig
 from services.kubesim.discovery import Discovery
+from services.kubesim.event_ttl import EventExpiry
 from services.kubesim.faults import FaultConfig, Faults, encode_faults, parse_faults
 from services.kubesim.gc import GarbageCollector
 from services.kubesim.handlers import ApiHandler, respond
@@ -29,7 +30,7 @@ from services.kubesim.kubelet import Kubelet
 from services.kubesim.nodes import pool_nodes
 from services.kubesim.registry import Registry
 from services.kubesim.store import Store
-from services.kubesim.timestamps import rfc3339
+from shared.kube.timefmt import format_rfc3339
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -65,6 +66,7 @@ class KubeSim:
         self.faults = Faults(self.config.faults)
         self._runner: web.AppRunner | None = None
         self._kubelet: Kubelet | None = None
+        self._expiry: asyncio.Task[None] | None = None
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
         self.port = 0
         self.kubeconfig_path = Path()
@@ -93,6 +95,9 @@ class KubeSim:
         )
         self.store.listeners.append(self._kubelet)
         self.store.listeners.append(GarbageCollector(self.store, defer=loop.call_soon))
+        expiry = EventExpiry(self.store, ttl=config.event_ttl, clock=self.store.clock)
+        self.store.listeners.append(expiry)
+        self._expiry = asyncio.create_task(self._expire_events(expiry), name="event ttl")
         self._seed()
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
         app = web.Application(client_max_size=256 * 1024 * 1024)
@@ -116,7 +121,7 @@ class KubeSim:
         for name in SYSTEM_NAMESPACES:
             self.store.create(namespaces, "", {"metadata": {"name": name}})
         nodes = self.store.tables["nodes"].rtype
-        now = rfc3339(self.store.clock())
+        now = format_rfc3339(self.store.clock())
         for pool in self.config.node_pools:
             for node in pool_nodes(pool, now):
                 self.store.create(nodes, "", node)
@@ -134,7 +139,17 @@ class KubeSim:
         path.write_text(yaml.safe_dump(kubeconfig(self.url), sort_keys=False))
         return path
 
+    async def _expire_events(self, expiry: EventExpiry) -> None:
+        events = self.store.by_kind("v1", "Event")
+        every = min(max(expiry.ttl / 10, 0.05), 60.0)
+        while True:
+            await asyncio.sleep(every)
+            expiry.sweep(events)
+
     async def stop(self) -> None:
+        if self._expiry is not None:
+            self._expiry.cancel()
+            self._expiry = None
         if self._kubelet is not None:
             self._kubelet.close()
         if self._runner is not None:

@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--start-delay", type=float, help="seconds from bind to Running")
     parser.add_argument("--watch-history", type=int, help="watch events kept per resource")
+    parser.add_argument(
+        "--event-ttl", type=float, help="seconds an Event lives after its last write (3600)"
+    )
     parser.add_argument("--kubeconfig-out", type=Path, help="write a kubeconfig here")
     parser.add_argument("--faults", help="fault injection config as JSON (see README)")
     parser.add_argument(
@@ -88,6 +91,10 @@ def build_config(args: argparse.Namespace) -> Any:
         fields["start_delay"] = args.start_delay
     if args.watch_history is not None:
         fields["watch_history"] = args.watch_history
+    if args.event_ttl is not None:
+        if args.event_ttl <= 0:
+            raise UserError(f"--event-ttl {args.event_ttl}: must be > 0")
+        fields["event_ttl"] = args.event_ttl
     config = SimConfig(
         host=args.host,
         port=args.port,

@@ -52,6 +52,8 @@ class SimConfig:
     faults: FaultConfig = field(default_factory=FaultConfig)
     # Refuse namespaced objects in namespaces that do not exist (the real admission does).
     strict_namespaces: bool = True
+    # Seconds an Event lives after its last write (the API server's --event-ttl).
+    event_ttl: float = 3600.0
     # Create the Volcano ``default`` Queue (weight 1) at start, as a Volcano install does.
     default_queue: bool = True
     # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, VOLCANO_SCHEDULER_NAME
+
 Obj = dict[str, Any]
 
 
@@ -45,7 +47,7 @@ def _qos_class(spec: Obj) -> str:
 
 def default_pod_spec(spec: Obj) -> None:
     spec.setdefault("restartPolicy", "Always")
-    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("schedulerName", DEFAULT_SCHEDULER_NAME)
     spec.setdefault("dnsPolicy", "ClusterFirst")
     spec.setdefault("terminationGracePeriodSeconds", 30)
     spec.setdefault("securityContext", {})
@@ -100,7 +102,7 @@ def _batch_job(obj: Obj, uid: str) -> None:
 def _volcano_job(obj: Obj, uid: str) -> None:
     spec = obj.setdefault("spec", {})
     spec.setdefault("queue", "default")
-    spec.setdefault("schedulerName", "volcano")
+    spec.setdefault("schedulerName", VOLCANO_SCHEDULER_NAME)
     spec.setdefault("maxRetry", 3)
     tasks = spec.get("tasks") or []
     for i, task in enumerate(tasks):

@@ -20,7 +20,7 @@ from services.kubesim.apierrors import ApiError
 from services.kubesim.behaviour import disruption_condition, with_condition
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
-from services.kubesim.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
+from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import GroupVersion, Target, is_true, resolve
 from services.kubesim.selectors import (
@@ -31,7 +31,8 @@ from services.kubesim.selectors import (
 )
 from services.kubesim.store import Store
 from services.kubesim.streaming import WatchSettings, serve_watch
-from services.kubesim.timestamps import rfc3339
+from shared.kube.patch import merge_patch
+from shared.kube.timefmt import format_rfc3339
 
 Obj = dict[str, Any]
 Predicate = Any
@@ -282,7 +283,7 @@ class ApiHandler:
                 rtype.plural, rtype.group, target.name, "Precondition failed: UID mismatch"
             )
         if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
-            now = rfc3339(self.store.clock())
+            now = format_rfc3339(self.store.clock())
             cond = disruption_condition("EvictionByEvictionAPI", "Eviction API: evicting", now)
             self.store.update_status(rtype, pod, with_condition(pod, cond))
         self.store.delete(

@@ -20,8 +20,8 @@ from services.kubesim.apierrors import ApiError
 from services.kubesim.nodes import NodeShape, node_ip, registered_status
 from services.kubesim.registry import ResourceType
 from services.kubesim.store import Key, Store
-from services.kubesim.timestamps import rfc3339
 from services.kubesim.watch import Event
+from shared.kube.timefmt import format_rfc3339
 from shared.resources import EMPTY, Resources
 
 Obj = dict[str, Any]
@@ -111,7 +111,7 @@ class Kubelet:
         node = self.store.find(self.nodes_rtype, "", name)
         if node is None:
             return
-        status = registered_status(node, self.default_shape, rfc3339(self.store.clock()))
+        status = registered_status(node, self.default_shape, format_rfc3339(self.store.clock()))
         if status != node.get("status"):
             self.store.update_status(self.nodes_rtype, node, status)
 
@@ -249,7 +249,7 @@ class Kubelet:
         if pod.get("status", {}).get("phase") not in _TERMINAL and run.node in self.nodes:
             status = sim.killed_status(
                 pod,
-                now=rfc3339(self.store.clock()),
+                now=format_rfc3339(self.store.clock()),
                 host_ip=self.nodes[run.node].ip,
                 restarts=run.restarts,
             )
@@ -284,7 +284,7 @@ class Kubelet:
         state = self.nodes.get(run.node)
         status = sim.running_status(
             pod,
-            now=rfc3339(self.store.clock()),
+            now=format_rfc3339(self.store.clock()),
             host_ip=state.ip if state is not None else "",
             pod_ip=run.pod_ip,
             restarts=run.restarts,
@@ -301,7 +301,7 @@ class Kubelet:
         status = sim.exited_status(
             pod,
             exit_code=code,
-            now=rfc3339(self.store.clock()),
+            now=format_rfc3339(self.store.clock()),
             host_ip=state.ip if state is not None else "",
             restarts=run.restarts,
             restart=restart,

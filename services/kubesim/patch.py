@@ -1,6 +1,6 @@
 """The three patch formats of the API server, as pure functions over plain dicts.
 
-- JSON merge patch (RFC 7386): maps merge, ``null`` deletes, lists replace.
+- JSON merge patch (RFC 7386): ``shared.kube.patch.merge_patch``.
 - Strategic merge patch (built-in kinds only): as merge patch, but lists named in
   ``MERGE_KEYS`` merge element-wise by their key, ``finalizers`` merge as a set, and the
   ``$patch: delete|replace`` and ``$deleteFromPrimitiveList/<field>`` directives work.
@@ -47,19 +47,6 @@ class PatchError(ValueError):
     def __init__(self, message: str, *, code: int = 400) -> None:
         super().__init__(message)
         self.code = code
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 def strategic_merge_patch(target: Any, patch: Any) -> Any:

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 from services.kubesim import apierrors
 from services.kubesim.defaulting import apply_defaults
 from services.kubesim.registry import Registry, ResourceType
-from services.kubesim.timestamps import rfc3339
 from services.kubesim.validation import validate
 from services.kubesim.watch import Event, WatchHub
+from shared.kube.timefmt import format_rfc3339
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
@@ -190,7 +190,7 @@ class Store:
             raise apierrors.already_exists(rtype.plural, rtype.group, name)
         uid = str(uuid.uuid4())
         meta["uid"] = uid
-        meta["creationTimestamp"] = rfc3339(self.clock())
+        meta["creationTimestamp"] = format_rfc3339(self.clock())
         meta["generation"] = 1
         for field in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
@@ -320,7 +320,7 @@ class Store:
             return self._commit(rtype, "DELETED", old, old), True
         new_meta = {
             **meta,
-            "deletionTimestamp": rfc3339(self.clock() + grace),
+            "deletionTimestamp": format_rfc3339(self.clock() + grace),
             "deletionGracePeriodSeconds": grace,
             "finalizers": finalizers,
         }
@@ -358,7 +358,7 @@ class Store:
         meta = old["metadata"]
         if annotations:
             meta = {**meta, "annotations": {**(meta.get("annotations") or {}), **annotations}}
-        now = rfc3339(self.clock())
+        now = format_rfc3339(self.clock())
         status = dict(old.get("status") or {})
         conditions = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
         conditions.append(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import calendar
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import msgspec
 
 from services.kubesim.registry import ResourceType
+from shared.kube.timefmt import parse_rfc3339
 
 Obj = dict[str, Any]
 
@@ -38,9 +38,10 @@ _NODES = [
 
 
 def age(timestamp: str | None, now: float) -> str:
-    if not timestamp:
+    at = parse_rfc3339(timestamp)
+    if at is None:
         return "<unknown>"
-    seconds = max(0, int(now - calendar.timegm(time.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ"))))
+    seconds = max(0, int(now - at))
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size * 2:
             return f"{seconds // size}{unit}"

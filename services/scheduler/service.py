@@ -42,6 +42,7 @@ from shared.events import (
     result_decoder,
     state_decoder,
 )
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
 
 STATE_KINDS = ("Pod", "Node", "PodGroup", "Queue", "PriorityClass", "ConfigMap")
@@ -59,7 +60,7 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     ] = 60.0
     scheduler_names: Annotated[
         tuple[str, ...], Meta(description="spec.schedulerName values this scheduler handles")
-    ] = ("volcano", "shoal")
+    ] = SHOAL_SCHEDULER_NAMES
     leader_group: Annotated[str, Meta(description="consumer group that elects the leader")] = (
         "shoal-scheduler"
     )

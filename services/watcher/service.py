@@ -14,7 +14,6 @@ import asyncio
 import random
 from typing import Annotated
 
-import aiohttp
 import msgspec
 from msgspec import Meta
 from prometheus_client import Counter, Gauge
@@ -23,6 +22,7 @@ from services.watcher.mirror import ResourceMirror
 from shared.bus import Bus, Outgoing
 from shared.events import Envelope, encode
 from shared.kube import ApiError, KubeClient, ResourceType, WatchExpired, resource_for
+from shared.kube.errors import CALL_ERRORS
 from shared.service import ServiceShell
 from shared.topics import Topics
 
@@ -168,7 +168,7 @@ class ResourceWatch:
             except WatchExpired:
                 self.metrics.errors.labels(self.rt.kind, "Expired").inc()
                 need_list = True
-            except (ApiError, aiohttp.ClientError, TimeoutError, OSError) as exc:
+            except CALL_ERRORS as exc:
                 if isinstance(exc, ApiError) and too_large_resource_version(exc):
                     # The server is behind our version (it restarted and lost its state, or a
                     # lagging replica answered): re-list from scratch, as client-go does.

@@ -11,6 +11,8 @@ from typing import Any
 
 import msgspec
 
+from shared.kube import keys
+
 Json = dict[str, Any]
 
 
@@ -110,4 +112,4 @@ class Resource(Model):
 
 def object_key(meta: ObjectMeta) -> str:
     """``namespace/name`` for namespaced objects, ``name`` for cluster-scoped ones."""
-    return f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name
+    return keys.object_key(meta.namespace, meta.name)

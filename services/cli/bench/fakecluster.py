@@ -13,8 +13,9 @@ from typing import Any, Protocol
 import msgspec
 
 from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
-from services.jobcontroller.batchjob.timestamps import format_time
 from services.jobcontroller.core import Actions, Observed
+from shared.kube.keys import namespaced_key
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Condition, Job, Json, Pod, convert
 from shared.models.batch import JobStatus
 from shared.models.core import ContainerState, ContainerStatus, PodCondition, PodStatus
@@ -37,7 +38,7 @@ class FakeCluster:
         self._uid = 0
 
     def add_job(self, job: Job) -> None:
-        self.jobs[_key(job.metadata.namespace, job.metadata.name)] = job
+        self.jobs[namespaced_key(job.metadata.namespace, job.metadata.name)] = job
 
     def pending_jobs(self) -> list[Job]:
         return [j for j in self.jobs.values() if not _finished(j)]
@@ -56,11 +57,11 @@ class FakeCluster:
         if actions.status is not None:
             status = convert(actions.status, JobStatus)
             updated = msgspec.structs.replace(job, status=status)
-            self.jobs[_key(job.metadata.namespace, job.metadata.name)] = updated
+            self.jobs[namespaced_key(job.metadata.namespace, job.metadata.name)] = updated
 
     def run_kubelet(self, now: float) -> None:
         """Pending pods start running (ready); running pods succeed."""
-        stamp = format_time(now)
+        stamp = format_rfc3339(now)
         for key, pod in self.pods.items():
             phase = pod.status.phase
             if pod.metadata.deletionTimestamp is not None or phase in ("Succeeded", "Failed"):
@@ -80,10 +81,10 @@ class FakeCluster:
         self._uid += 1
         pod = convert(manifest, Pod)
         meta = msgspec.structs.replace(
-            pod.metadata, uid=f"pod-uid-{self._uid}", creationTimestamp=format_time(now)
+            pod.metadata, uid=f"pod-uid-{self._uid}", creationTimestamp=format_rfc3339(now)
         )
         pod = msgspec.structs.replace(pod, metadata=meta, status=PodStatus(phase="Pending"))
-        key = _key(meta.namespace, meta.name)
+        key = namespaced_key(meta.namespace, meta.name)
         if key in self.pods:
             raise ValueError(f"pod {key} already exists")
         self.pods[key] = pod
@@ -111,10 +112,6 @@ class FakeCluster:
 
 def _container(state: ContainerState) -> ContainerStatus:
     return ContainerStatus(name="main", ready=state.running is not None, state=state)
-
-
-def _key(namespace: str | None, name: str) -> str:
-    return f"{namespace or 'default'}/{name}"
 
 
 def _finished(job: Job) -> bool:

@@ -19,6 +19,7 @@ import msgspec
 
 from services.scheduler.result import JobReasons, SessionResult
 from shared.errors import UserError
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Condition
 
 
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 def _from_manifests(args: argparse.Namespace) -> SessionResult:
     from services.cli.debug.simulate_schedule import parse_now, read_source, session
 
-    names = frozenset(("volcano", "shoal"))
+    names = frozenset(SHOAL_SCHEDULER_NAMES)
     text = read_source(args.filename)
     return session(text, source=args.filename, now=parse_now(args.now), names=names)
 

@@ -134,9 +134,9 @@ def _read(path: str) -> str:
 def _now(value: str | None) -> float:
     if value is None:
         return time.time()
-    from services.jobcontroller.batchjob.timestamps import parse_time
+    from shared.kube.timefmt import parse_rfc3339
 
-    parsed = parse_time(value)
+    parsed = parse_rfc3339(value)
     if parsed is None:
         raise UserError(f"--now: not an RFC 3339 time: {value!r}")
     return parsed

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shared.errors import UserError
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
+from shared.kube.timefmt import parse_datetime
 
 if TYPE_CHECKING:
     from services.scheduler.result import SessionResult
@@ -46,11 +48,10 @@ def read_source(path: str) -> str:
 def parse_now(text: str | None) -> datetime:
     if text is None:
         return datetime.now(UTC)
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UserError(f"--now: not an ISO 8601 time: {text!r}") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    parsed = parse_datetime(text)
+    if parsed is None:
+        raise UserError(f"--now: not an ISO 8601 time: {text!r}")
+    return parsed
 
 
 def simulate(text: str, *, source: str, now: datetime, names: frozenset[str]) -> dict[str, Any]:
@@ -98,7 +99,7 @@ def _text(doc: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    names = frozenset(args.scheduler_names or ("volcano", "shoal"))
+    names = frozenset(args.scheduler_names or SHOAL_SCHEDULER_NAMES)
     doc = simulate(
         read_source(args.filename), source=args.filename, now=parse_now(args.now), names=names
     )

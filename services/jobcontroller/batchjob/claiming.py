@@ -16,6 +16,7 @@ import msgspec
 from services.jobcontroller.batchjob import keys
 from services.jobcontroller.batchjob.spec import JobView
 from services.jobcontroller.core import Actions, Observed, Patch
+from shared.kube.keys import namespaced_key
 from shared.models import Json, OwnerReference, Pod
 
 
@@ -63,7 +64,7 @@ def _adoptable(job: JobView, pod: Pod) -> bool:
 
 
 def _key(pod: Pod) -> str:
-    return f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}"
+    return namespaced_key(pod.metadata.namespace, pod.metadata.name)
 
 
 def _adopt_patch(job: JobView, pod: Pod) -> Json:

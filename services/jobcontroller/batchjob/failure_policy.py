@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.jobcontroller.batchjob import keys
+from shared.kube.keys import namespaced_key
 from shared.models import Pod
 from shared.models.batch import OnExitCodes, OnPodCondition, PodFailurePolicy
 from shared.models.core import ContainerStatus
@@ -28,18 +29,19 @@ NO_MATCH = FailureVerdict()
 def match(policy: PodFailurePolicy | None, pod: Pod) -> FailureVerdict:
     if policy is None:
         return NO_MATCH
+    pod_key = namespaced_key(pod.metadata.namespace, pod.metadata.name)
     for index, rule in enumerate(policy.rules):
         if rule.onExitCodes is not None:
             container = _matching_container(pod, rule.onExitCodes)
             if container is None:
                 continue
             code = container.exit_code()
-            what = f"Container {container.name} for pod {_key(pod)} failed with exit code {code}"
+            what = f"Container {container.name} for pod {pod_key} failed with exit code {code}"
         elif rule.onPodConditions:
             condition = _matching_condition(pod, rule.onPodConditions)
             if condition is None:
                 continue
-            what = f"Pod {_key(pod)} has condition {condition}"
+            what = f"Pod {pod_key} has condition {condition}"
         else:
             continue
         if rule.action == keys.ACTION_IGNORE:
@@ -50,10 +52,6 @@ def match(policy: PodFailurePolicy | None, pod: Pod) -> FailureVerdict:
             message = f"{what} matching FailJob rule at index {index}"
             return FailureVerdict(action=keys.ACTION_FAIL_JOB, fail_job_message=message)
     return NO_MATCH
-
-
-def _key(pod: Pod) -> str:
-    return f"{pod.metadata.namespace}/{pod.metadata.name}"
 
 
 def _matching_container(pod: Pod, requirement: OnExitCodes) -> ContainerStatus | None:

@@ -14,6 +14,7 @@ from services.jobcontroller.batchjob.manage import finalizer_removal
 from services.jobcontroller.batchjob.pods import has_finalizer
 from services.jobcontroller.batchjob.sync import is_finished
 from services.jobcontroller.core import Patch
+from shared.kube.keys import namespaced_key
 from shared.models import Job, Pod
 
 
@@ -22,7 +23,7 @@ def controller_job_key(pod: Pod) -> str | None:
     ref = pod.metadata.controller_ref()
     if ref is None or ref.apiVersion != "batch/v1" or ref.kind != "Job":
         return None
-    return f"{pod.metadata.namespace or 'default'}/{ref.name}"
+    return namespaced_key(pod.metadata.namespace, ref.name)
 
 
 def needs_release(pod: Pod, job: Job | None) -> bool:
@@ -42,5 +43,4 @@ def release(pod: Pod, job: Job | None) -> Patch | None:
     """The finalizer-removal patch for an orphaned pod, or None."""
     if not needs_release(pod, job):
         return None
-    key = f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}"
-    return finalizer_removal(key, pod)
+    return finalizer_removal(namespaced_key(pod.metadata.namespace, pod.metadata.name), pod)

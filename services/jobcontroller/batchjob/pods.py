@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.jobcontroller.batchjob import keys
 from services.jobcontroller.batchjob.spec import JobView
-from services.jobcontroller.batchjob.timestamps import parse_time
+from shared.kube.timefmt import parse_rfc3339
 from shared.models import Pod
 
 SUCCEEDED = "Succeeded"
@@ -28,7 +28,7 @@ def is_ready(pod: Pod) -> bool:
 def ready_since(pod: Pod) -> float | None:
     for cond in pod.status.conditions:
         if cond.type == "Ready" and cond.status == "True":
-            return parse_time(cond.lastTransitionTime)
+            return parse_rfc3339(cond.lastTransitionTime)
     return None
 
 
@@ -93,13 +93,13 @@ def finished_time(pod: Pod) -> float:
         return finished
     for cond in pod.status.conditions:
         if cond.type == "Ready" and cond.status == "False":
-            at = parse_time(cond.lastTransitionTime)
+            at = parse_rfc3339(cond.lastTransitionTime)
             if at is not None:
                 return at
-    deleted = parse_time(pod.metadata.deletionTimestamp)
+    deleted = parse_rfc3339(pod.metadata.deletionTimestamp)
     if deleted is not None:
         return deleted - float(pod.metadata.deletionGracePeriodSeconds or 0)
-    return parse_time(pod.metadata.creationTimestamp) or 0.0
+    return parse_rfc3339(pod.metadata.creationTimestamp) or 0.0
 
 
 def _containers_finished_at(pod: Pod) -> float | None:
@@ -108,7 +108,7 @@ def _containers_finished_at(pod: Pod) -> float | None:
         terminated = status.state.terminated if status.state is not None else None
         if terminated is None:
             return None
-        at = parse_time(terminated.get("finishedAt"))
+        at = parse_rfc3339(terminated.get("finishedAt"))
         if at is None:
             return None
         latest = at if latest is None else max(latest, at)

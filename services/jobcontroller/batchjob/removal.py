@@ -13,7 +13,7 @@ from itertools import groupby
 
 from services.jobcontroller.batchjob import pods as podutil
 from services.jobcontroller.batchjob.spec import JobView
-from services.jobcontroller.batchjob.timestamps import parse_time
+from shared.kube.timefmt import parse_rfc3339
 from shared.models import Pod
 
 _PHASE_ORDINAL = {"Pending": 0, "Unknown": 1, "Running": 2}
@@ -24,7 +24,7 @@ def removal_key(pod: Pod) -> tuple[int, int, int, float, int, float, str]:
     ready = podutil.is_ready(pod)
     # A missing time sorts as "most recent": it is removed first, as in Kubernetes.
     ready_at = podutil.ready_since(pod) if ready else None
-    created_at = parse_time(pod.metadata.creationTimestamp)
+    created_at = parse_rfc3339(pod.metadata.creationTimestamp)
     return (
         1 if pod.spec.nodeName else 0,
         _PHASE_ORDINAL.get(pod.status.phase or "", 0),

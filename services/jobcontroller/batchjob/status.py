@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from services.jobcontroller.batchjob.timestamps import format_time
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Condition, Json
 from shared.models.batch import JobStatus
 
@@ -98,7 +98,7 @@ class StatusDraft:
 
 
 def new_condition(kind: str, status: str, reason: str, message: str, now: float) -> Condition:
-    stamp = format_time(now)
+    stamp = format_rfc3339(now)
     return Condition(
         type=kind,
         status=status,

@@ -16,8 +16,8 @@ from services.jobcontroller.batchjob import pods as podutil
 from services.jobcontroller.batchjob.claiming import claim_pods
 from services.jobcontroller.batchjob.context import SyncContext
 from services.jobcontroller.batchjob.status import StatusDraft, new_condition
-from services.jobcontroller.batchjob.timestamps import format_time, parse_time
 from services.jobcontroller.core import Actions, Observed
+from shared.kube.timefmt import format_rfc3339, parse_rfc3339
 from shared.models import Condition, Job
 
 
@@ -75,7 +75,7 @@ def _start(job: Job, observed: Observed, now: float, actions: Actions) -> SyncCo
     ctx.succeeded = status.succeeded + len(new_succeeded) + len(ctx.uncounted_succeeded)
     ctx.failed = status.failed + counted_failures + len(ctx.uncounted_failed)
     if status.start_time is None and not view.suspend:
-        status.start_time = format_time(now)
+        status.start_time = format_rfc3339(now)
     return ctx
 
 
@@ -130,7 +130,7 @@ def _record_suspension(ctx: SyncContext) -> None:
     elif status.ensure(keys.SUSPENDED, "False", "JobResumed", "Job resumed", ctx.now):
         events.append(("Normal", "Resumed", "Job resumed"))
         # activeDeadlineSeconds counts continuous activity: it restarts on resume.
-        status.start_time = format_time(ctx.now)
+        status.start_time = format_rfc3339(ctx.now)
 
 
 def _expire(job: Job, now: float, actions: Actions) -> None:
@@ -149,7 +149,9 @@ def _expire(job: Job, now: float, actions: Actions) -> None:
 def _finish_time(job: Job) -> float | None:
     for cond in job.status.conditions:
         if cond.type in (keys.COMPLETE, keys.FAILED) and cond.status == "True":
-            return parse_time(cond.lastTransitionTime) or parse_time(job.status.completionTime)
+            return parse_rfc3339(cond.lastTransitionTime) or parse_rfc3339(
+                job.status.completionTime
+            )
     return None
 
 

@@ -17,7 +17,7 @@ from services.jobcontroller.batchjob import pods as podutil
 from services.jobcontroller.batchjob.context import SyncContext
 from services.jobcontroller.batchjob.manage import finalizer_removal
 from services.jobcontroller.batchjob.status import StatusDraft, new_condition
-from services.jobcontroller.batchjob.timestamps import format_time
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Pod
 
 
@@ -131,7 +131,7 @@ def _enact_finished(ctx: SyncContext) -> bool:
         finished.type, finished.status, finished.reason or "", finished.message or "", ctx.now
     )
     if finished.type == keys.COMPLETE:
-        status.completion_time = format_time(ctx.now)
+        status.completion_time = format_rfc3339(ctx.now)
         ctx.actions.events.append(("Normal", "Completed", "Job completed"))
     else:
         ctx.actions.events.append(("Warning", finished.reason or "", finished.message or ""))

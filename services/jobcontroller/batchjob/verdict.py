@@ -14,7 +14,7 @@ from services.jobcontroller.batchjob import pods as podutil
 from services.jobcontroller.batchjob.context import SyncContext
 from services.jobcontroller.batchjob.intervals import Intervals
 from services.jobcontroller.batchjob.status import new_condition
-from services.jobcontroller.batchjob.timestamps import parse_time
+from shared.kube.timefmt import parse_rfc3339
 from shared.models import Condition, Pod
 
 
@@ -61,7 +61,7 @@ def _failure_by_limits(ctx: SyncContext) -> Condition | None:
         return _failure_target(
             ctx, keys.REASON_BACKOFF_LIMIT_EXCEEDED, "Job has reached the specified backoff limit"
         )
-    started = parse_time(ctx.status.start_time)
+    started = parse_rfc3339(ctx.status.start_time)
     if job.active_deadline_seconds is None or started is None or job.suspend:
         return None
     left = job.active_deadline_seconds - (ctx.now - started)

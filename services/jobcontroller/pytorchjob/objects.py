@@ -20,6 +20,7 @@ from services.jobcontroller.pytorchjob.spec import (
     PyTorchView,
     Replica,
 )
+from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, scheduler_name
 from shared.models import Json, PodSpec, convert
 from shared.models.volcano import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY
 from shared.resources import EMPTY, Resources, spec_requests
@@ -108,7 +109,7 @@ def build_pod(job: PyTorchView, replica: Replica, index: int) -> Json:
     policy = replica.restart_policy
     spec["restartPolicy"] = "Never" if policy == "ExitCode" else policy
     if job.gang:
-        if spec.get("schedulerName") in (None, "", "default-scheduler"):
+        if scheduler_name(spec.get("schedulerName")) == DEFAULT_SCHEDULER_NAME:
             spec["schedulerName"] = GANG_SCHEDULER_NAME
         annotations[GROUP_NAME_ANNOTATION] = job.name
         annotations[TASK_SPEC_KEY] = replica.rt

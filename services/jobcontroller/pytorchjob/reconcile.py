@@ -35,7 +35,7 @@ from services.jobcontroller.pytorchjob.spec import (
     Replica,
     pytorch_view,
 )
-from services.jobcontroller.timefmt import parse_rfc3339, rfc3339
+from shared.kube.timefmt import format_rfc3339, parse_rfc3339
 from shared.models import Pod, PodGroup, PyTorchJob, Service, to_dict
 from shared.models.kubeflow import PyTorchJobStatus, ReplicaStatus
 from shared.resources import Resources
@@ -57,7 +57,7 @@ class _Sync:
 
     @property
     def stamp(self) -> str:
-        return rfc3339(self.now)
+        return format_rfc3339(self.now)
 
     def key(self, name: str) -> str:
         return f"{self.job.namespace}/{name}"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, VOLCANO_SCHEDULER_NAME
 from shared.models import Json, PyTorchJob
 from shared.models.kubeflow import ElasticPolicy, SchedulingPolicy
 
@@ -25,8 +26,8 @@ DEFAULT_PORT = 23456
 DEFAULT_RESTART_POLICY = "OnFailure"
 OPERATOR_NAME = "pytorchjob-controller"
 MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
-GANG_SCHEDULERS = frozenset({"volcano", "shoal"})
-GANG_SCHEDULER_NAME = "volcano"
+GANG_SCHEDULERS = frozenset(SHOAL_SCHEDULER_NAMES)
+GANG_SCHEDULER_NAME = VOLCANO_SCHEDULER_NAME
 
 
 @dataclass(frozen=True, slots=True)

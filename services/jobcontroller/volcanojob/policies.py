@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.jobcontroller.timefmt import parse_go_duration, parse_rfc3339
 from services.jobcontroller.volcanojob.spec import JobView, Task
+from shared.kube.timefmt import parse_go_duration, parse_rfc3339
 from shared.models import Pod
 from shared.models.volcano import JOB_VERSION_KEY, TASK_SPEC_KEY, LifecyclePolicy
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 import msgspec
 
 from services.jobcontroller.core import Actions, Observed, Patch
-from services.jobcontroller.timefmt import go_duration, parse_rfc3339, rfc3339
 from services.jobcontroller.volcanojob import states
 from services.jobcontroller.volcanojob.objects import build_pod, build_podgroup, podgroup_spec
 from services.jobcontroller.volcanojob.plugins import Plugin, build_plugins, controlled_key
 from services.jobcontroller.volcanojob.policies import SYNC_JOB, decide, derive_events, pods_by_task
-from services.jobcontroller.volcanojob.spec import JobView, job_view
+from services.jobcontroller.volcanojob.spec import JobView, Task, job_view
+from shared.kube.timefmt import format_rfc3339, go_duration, parse_rfc3339
 from shared.models import Command, Json, ObjectMeta, Pod, PodGroup, VolcanoJob, to_dict
 from shared.models.volcano import JOB_NAME_KEY, TASK_SPEC_KEY, JobCondition, TaskState
 from shared.models.volcano import VolcanoJobStatus as Status
@@ -91,7 +91,7 @@ def _initiate(sync: _Sync) -> None:
 
 
 def _transitioned(sync: _Sync) -> None:
-    stamp = rfc3339(sync.now)
+    stamp = format_rfc3339(sync.now)
     sync.status.state.lastTransitionTime = stamp
     sync.status.conditions = [
         *sync.status.conditions,
@@ -217,13 +217,15 @@ def _sync_pods(sync: _Sync, update: states.UpdateFn | None, *, initiating: bool)
     status, job = sync.status, sync.job
     _reset_counts(status)
     status.minAvailable = job.min_available
-    by_name = {pod.metadata.name: pod for pod in sync.pods}
+    every = {pod.metadata.name: pod for pod in sync.pods}
+    by_name = dict(every)
     for task in job.tasks:
+        startable = _dependencies_ready(job, task, every)
         for index in range(task.replicas):
             name = f"{job.name}-{task.name}-{index}"
             pod = by_name.pop(name, None)
             if pod is None:
-                if admitted and sync.may_act:
+                if admitted and sync.may_act and startable:
                     manifest = build_pod(
                         job, task, index, version=status.version,
                         retry_count=status.retryCount, plugins=sync.plugins,
@@ -247,6 +249,36 @@ def _sync_pods(sync: _Sync, update: states.UpdateFn | None, *, initiating: bool)
         else:
             _count(status, pod)
     _apply_update(sync, update)
+
+
+def _dependencies_ready(job: JobView, task: Task, pods: dict[str, Pod]) -> bool:
+    """``waitDependsOnTaskMeetCondition``: with ``dependsOn``, a task's pods are created once
+    every named task (or, with ``iteration: Any`` and several names, one of them) has at least
+    its ``minAvailable`` pods Succeeded, or Running with every container ready. A sync that
+    waits is woken by the pods of those tasks changing."""
+    if not task.depends_on:
+        return True
+    ready = [_task_ready(job, name, pods) for name in task.depends_on]
+    if len(task.depends_on) > 1 and task.depends_on_any:
+        return any(ready)
+    return all(ready)
+
+
+def _task_ready(job: JobView, name: str, pods: dict[str, Pod]) -> bool:
+    task = next((t for t in job.tasks if t.name == name), None)
+    if task is None:
+        return True  # Volcano's webhook refuses such a job; the controller does not wait
+    running = 0
+    for index in range(task.replicas):
+        pod = pods.get(f"{job.name}-{task.name}-{index}")
+        if pod is None:
+            continue
+        phase = pod.status.phase
+        if phase == "Succeeded" or (
+            phase == "Running" and all(c.ready for c in pod.status.containerStatuses)
+        ):
+            running += 1
+    return running >= task.min_available
 
 
 def _created_meta(task: str) -> ObjectMeta:

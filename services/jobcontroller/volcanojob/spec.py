@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared.kube.schedulers import VOLCANO_SCHEDULER_NAME
 from shared.models import Json, VolcanoJob
 from shared.models.volcano import LifecyclePolicy
 
 DEFAULT_QUEUE = "default"
-DEFAULT_SCHEDULER = "volcano"
 DEFAULT_MAX_RETRY = 3
 JOB_API_VERSION = "batch.volcano.sh/v1alpha1"
 
@@ -29,6 +29,10 @@ class Task:
     template: Json
     policies: tuple[LifecyclePolicy, ...]
     max_retry: int
+    # dependsOn: the tasks whose pods must be ready before this task's pods are created, and
+    # whether all of them ("All", the default) or any one ("Any") must be.
+    depends_on: tuple[str, ...] = ()
+    depends_on_any: bool = False
 
     def pod_spec(self) -> Json:
         spec = self.template.get("spec")
@@ -83,6 +87,11 @@ class JobView:
         }
 
 
+def _depends_on(raw: Json | None) -> tuple[str, ...]:
+    names = (raw or {}).get("name") or []
+    return tuple(str(n) for n in names) if isinstance(names, list) else ()
+
+
 def job_view(job: VolcanoJob) -> JobView:
     spec = job.spec
     max_retry = spec.maxRetry if spec.maxRetry else DEFAULT_MAX_RETRY
@@ -94,6 +103,8 @@ def job_view(job: VolcanoJob) -> JobView:
             template=task.template,
             policies=tuple(task.policies),
             max_retry=task.maxRetry if task.maxRetry else max_retry,
+            depends_on=_depends_on(task.dependsOn),
+            depends_on_any=(task.dependsOn or {}).get("iteration") == "Any",
         )
         for task in spec.tasks
     )
@@ -109,7 +120,7 @@ def job_view(job: VolcanoJob) -> JobView:
         min_available=spec.minAvailable if spec.minAvailable is not None else total,
         min_success=spec.minSuccess,
         queue=spec.queue or DEFAULT_QUEUE,
-        scheduler_name=spec.schedulerName or DEFAULT_SCHEDULER,
+        scheduler_name=spec.schedulerName or VOLCANO_SCHEDULER_NAME,
         priority_class_name=spec.priorityClassName or None,
         max_retry=max_retry,
         policies=tuple(spec.policies),

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from shared.errors import ManifestError, QuantityError
+from shared.kube.timefmt import parse_datetime
 from shared.models import PodSpec, PriorityClass, Workload, convert, object_key
 from shared.models.base import Condition
 from shared.quantities import parse_quantity
@@ -95,13 +96,10 @@ class Priorities:
 def parse_time(text: str | None, *, document: str, field: str) -> datetime | None:
     if text is None:
         return None
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise ManifestError(
-            f"not an RFC 3339 time: {text!r}", document=document, field=field
-        ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    parsed = parse_datetime(text)
+    if parsed is None:
+        raise ManifestError(f"not an RFC 3339 time: {text!r}", document=document, field=field)
+    return parsed
 
 
 def condition(wl: Workload, kind: str) -> Condition | None:

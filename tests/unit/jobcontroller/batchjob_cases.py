@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from services.jobcontroller.batchjob import reconcile
-from services.jobcontroller.batchjob.timestamps import format_time
 from services.jobcontroller.core import Actions, Observed
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Job, Pod, convert
 
 NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z
@@ -18,7 +18,7 @@ NO_UNCOUNTED: dict[str, list[str]] = {"succeeded": [], "failed": []}
 
 
 def stamp(offset: float = 0.0) -> str:
-    return format_time(NOW + offset)
+    return format_rfc3339(NOW + offset)
 
 
 def job(name: str = "work", *, status: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:

@@ -12,9 +12,10 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from services.jobcontroller.syncing import merge_patch
 from shared.events import ObjectAdded, ObjectDeleted, ObjectEvent, ObjectModified, raw_object
 from shared.kube import ApiError, ResourceType
+from shared.kube.keys import object_key
+from shared.kube.patch import merge_patch
 from shared.models import Json
 from shared.topics import record_key
 
@@ -99,7 +100,7 @@ class FakeKube:
         patch_type: str = "merge",
         subresource: str = "",
     ) -> Json:
-        key = f"{namespace}/{name}" if namespace else name
+        key = object_key(namespace, name)
         verb = f"patch/{subresource}" if subresource else "patch"
         self.calls.append((verb, rt.kind, key, patch))
         self._check(verb, rt.kind, key)
@@ -119,7 +120,7 @@ class FakeKube:
         propagation_policy: str | None = None,
         uid: str | None = None,
     ) -> Json:
-        key = f"{namespace}/{name}" if namespace else name
+        key = object_key(namespace, name)
         self.calls.append(("delete", rt.kind, key, {"propagation": propagation_policy, "uid": uid}))
         self._check("delete", rt.kind, key)
         current = self.objects.pop((f"{rt.api_version}/{rt.kind}", key), None)
@@ -131,4 +132,4 @@ class FakeKube:
 
 def _key(obj: Json) -> str:
     meta = obj["metadata"]
-    return f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else str(meta["name"])
+    return object_key(meta.get("namespace"), str(meta["name"]))

@@ -8,11 +8,11 @@ from typing import Any
 
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.pytorchjob import reconcile
-from services.jobcontroller.timefmt import rfc3339
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Json, Pod, PodGroup, PyTorchJob, Service, convert, load_manifests, of_kind
 
 NOW = 1_714_557_600.0  # 2024-05-01T10:00:00Z
-STAMP = rfc3339(NOW)
+STAMP = format_rfc3339(NOW)
 NAME = "ddp"
 NS = "ml"
 UID = "pt-1"
@@ -56,7 +56,7 @@ def ptjob(
 
 
 def condition(type_: str, status: str = "True", reason: str = "") -> Json:
-    stamp = rfc3339(NOW - 100)
+    stamp = format_rfc3339(NOW - 100)
     return {"type": type_, "status": status, "reason": reason or f"PyTorchJob{type_}",
             "lastUpdateTime": stamp, "lastTransitionTime": stamp}  # fmt: skip
 
@@ -86,7 +86,7 @@ def ptpod(
                              "name": NAME, "uid": UID, "controller": True}],
     }  # fmt: skip
     if deleting:
-        meta["deletionTimestamp"] = rfc3339(NOW)
+        meta["deletionTimestamp"] = format_rfc3339(NOW)
     return convert({"metadata": meta, "status": {"phase": phase,
                     "containerStatuses": [container]}}, Pod)  # fmt: skip
 

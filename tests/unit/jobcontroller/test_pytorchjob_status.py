@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from services.jobcontroller.timefmt import rfc3339
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Pod, PyTorchJob
 from tests.unit.jobcontroller.pytorch_cases import (
     NOW,
@@ -74,11 +74,11 @@ CASES = [
          [ptpod("master", 0, restarts=2), ptpod("worker", 0, restarts=1), ptpod("worker", 1)],
          {"Created": CREATED, "Running": ("True", "PyTorchJobRunning")}),
     Case("active-deadline-exceeded", ptjob(activeDeadlineSeconds=60,
-                                           status={"startTime": rfc3339(NOW - 61)}),
+                                           status={"startTime": format_rfc3339(NOW - 61)}),
          live(), {"Created": CREATED, "Failed": ("True", "PyTorchJobFailed")}),
     Case("active-deadline-cleans-pods-per-policy",
          ptjob(activeDeadlineSeconds=60, cleanPodPolicy="All",
-               status={"startTime": rfc3339(NOW - 61)}),
+               status={"startTime": format_rfc3339(NOW - 61)}),
          live(), {"Created": CREATED, "Failed": ("True", "PyTorchJobFailed")},
          ["ml/ddp-master-0", "ml/ddp-worker-0", "ml/ddp-worker-1"]),
 ]  # fmt: skip
@@ -141,7 +141,7 @@ def test_suspend_deletes_everything_and_marks_suspended() -> None:
 
 def test_resume_clears_suspended_and_restarts_the_clock() -> None:
     job = ptjob(conditions=[condition("Created"), condition("Suspended")],
-                status={"startTime": rfc3339(NOW - 999)})  # fmt: skip
+                status={"startTime": format_rfc3339(NOW - 999)})  # fmt: skip
     actions = run(job)
     assert conditions_of(actions)["Suspended"] == ("False", "PyTorchJobResumed")
     assert actions.status is not None and actions.status["startTime"] == STAMP

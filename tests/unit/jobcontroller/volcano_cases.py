@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from services.jobcontroller.core import Actions, Observed
-from services.jobcontroller.timefmt import rfc3339
 from services.jobcontroller.volcanojob import reconcile
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Command, Json, Pod, PodGroup, VolcanoJob, convert
 
 NOW = 1_714_557_600.0  # 2024-05-01T10:00:00Z
@@ -54,11 +54,13 @@ def vcjob(
             "name": NAME,
             "namespace": NS,
             "uid": UID,
-            "creationTimestamp": rfc3339(NOW - 600),
+            "creationTimestamp": format_rfc3339(NOW - 600),
         },
         "spec": {"tasks": task_specs, **spec},
         "status": {
-            "state": {"phase": phase, "lastTransitionTime": rfc3339(NOW - 60)} if phase else {},
+            "state": {"phase": phase, "lastTransitionTime": format_rfc3339(NOW - 60)}
+            if phase
+            else {},
             "version": version,
             "retryCount": retry,
             "minAvailable": spec.get("minAvailable", sum(r for _, r in tasks)),
@@ -82,13 +84,13 @@ def vcpod(
     container: Json = {"name": task, "restartCount": restarts}
     if exit_code is not None:
         container["state"] = {
-            "terminated": {"exitCode": exit_code, "finishedAt": rfc3339(NOW - age)}
+            "terminated": {"exitCode": exit_code, "finishedAt": format_rfc3339(NOW - age)}
         }
     meta: Json = {
         "name": f"{NAME}-{task}-{index}",
         "namespace": NS,
         "uid": f"pod-{task}-{index}",
-        "creationTimestamp": rfc3339(NOW - age),
+        "creationTimestamp": format_rfc3339(NOW - age),
         "annotations": {
             "volcano.sh/task-spec": task,
             "volcano.sh/job-name": NAME,
@@ -100,7 +102,7 @@ def vcpod(
         ],
     }  # fmt: skip
     if deleting:
-        meta["deletionTimestamp"] = rfc3339(NOW - age)
+        meta["deletionTimestamp"] = format_rfc3339(NOW - age)
     body = {"metadata": meta, "status": {"phase": phase, "containerStatuses": [container]}}
     return convert(body, Pod)
 
@@ -121,7 +123,7 @@ def podgroup(phase: str = "Inqueue", *, min_member: int = 3, cpu: str = "3") -> 
 
 def command(action: str, name: str = "cmd-1", target: str = NAME) -> Command:
     body = {
-        "metadata": {"name": name, "namespace": NS, "creationTimestamp": rfc3339(NOW - 5)},
+        "metadata": {"name": name, "namespace": NS, "creationTimestamp": format_rfc3339(NOW - 5)},
         "action": action,
         "target": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": target},
     }

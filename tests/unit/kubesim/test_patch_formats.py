@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
+from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
+from shared.kube.patch import merge_patch
 
 POD: dict[str, Any] = {
     "metadata": {"name": "p", "labels": {"a": "1", "b": "2"}, "finalizers": ["x"]},

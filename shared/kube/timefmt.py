@@ -1,23 +1,36 @@
-"""Timestamps of job reconciles: RFC 3339 in UTC, derived only from the ``now`` passed in."""
+"""Times as the Kubernetes API writes them: RFC 3339 in UTC at second precision with ``Z``
+(``metav1.Time``), and Go ``time.Duration`` strings (Volcano's policy timeouts, ages).
+
+Pure functions of the value passed in: the clock belongs to the caller.
+"""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 
-def rfc3339(seconds: float) -> str:
+def format_rfc3339(seconds: float) -> str:
     """``2024-01-02T03:04:05Z`` for a Unix time (sub-second precision dropped, as the API does)."""
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def parse_datetime(value: str | None) -> datetime | None:
+    """An aware datetime from an RFC 3339 (or ISO 8601) text; one without an offset is UTC, as
+    the API server means it. None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def parse_rfc3339(value: str | None) -> float | None:
     """A Unix time from an RFC 3339 timestamp; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+    parsed = parse_datetime(value)
+    return None if parsed is None else parsed.timestamp()
 
 
 def go_duration(seconds: float) -> str:
@@ -33,6 +46,8 @@ def go_duration(seconds: float) -> str:
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+# Longest first, so "ms" is not read as "m" then "s".
+_UNIT_NAMES = ("ns", "us", "µs", "ms", "h", "m", "s")
 
 
 def parse_go_duration(value: str) -> float | None:
@@ -47,9 +62,7 @@ def parse_go_duration(value: str) -> float | None:
             number += ch
             i += 1
             continue
-        unit = next(
-            (u for u in ("ns", "us", "µs", "ms", "h", "m", "s") if text.startswith(u, i)), None
-        )
+        unit = next((u for u in _UNIT_NAMES if text.startswith(u, i)), None)
         if unit is None or not number:
             return None
         total += float(number) * _UNITS[unit]
