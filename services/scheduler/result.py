@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from services.scheduler.framework.status import FitErrors, Status
+from services.scheduler.api.status import FitErrors, Status
 from shared.models import Condition
 
 

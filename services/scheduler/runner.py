@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 
 from services.scheduler.actions import default_actions
 from services.scheduler.api import JobInfo
+from services.scheduler.api.status import Code, Status
 from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
 from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, new_phase
 from services.scheduler.framework.extension import ActionFactory, PluginFactory
 from services.scheduler.framework.registry import Registry
 from services.scheduler.framework.session import Session
-from services.scheduler.framework.status import Code, Status
 from services.scheduler.plugins import default_plugins
 from services.scheduler.result import JobReasons, PodGroupUpdate, SessionResult
 from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES, Snapshot, build_cluster

@@ -19,8 +19,8 @@ import numpy as np
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, ResourceSpace, TaskInfo
 from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.resources import FloatVec, IntVec
+from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
-from services.scheduler.framework.status import Code, Status
 from shared.errors import QuantityError
 from shared.models import Container, Model, Node, Pod, PodGroup, PriorityClass, Queue
 from shared.models.volcano import GROUP_NAME_ANNOTATION

@@ -8,7 +8,7 @@ from services.scheduler.api.job import JobInfo
 from services.scheduler.api.node import NodeTable
 from services.scheduler.api.queue import QueueInfo
 from services.scheduler.api.resources import ResourceSpace
-from services.scheduler.framework.status import Status
+from services.scheduler.api.status import Status
 
 
 class Cluster(msgspec.Struct, kw_only=True):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from services.scheduler.api.resources import FloatVec
+from services.scheduler.api.status import FitErrors, Status
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskInfo, TaskStatus
-from services.scheduler.framework.status import FitErrors, Status
 from shared.models import PodGroup
 
 PENDING = "Pending"

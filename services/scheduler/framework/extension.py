@@ -18,7 +18,7 @@ import numpy as np
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, TaskInfo
 from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec, FloatVec
-from services.scheduler.framework.status import Status
+from services.scheduler.api.status import Status
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

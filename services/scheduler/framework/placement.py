@@ -16,8 +16,8 @@ import numpy as np
 
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import BoolVec, FloatVec
+from services.scheduler.api.status import Code, FitErrors, Status, histogram
 from services.scheduler.framework.extension import Filter, NodeScorer, Rows, StaticPredicate
-from services.scheduler.framework.status import Code, FitErrors, Status, histogram
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

@@ -14,10 +14,10 @@ from typing import Any
 
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.api.cluster import Cluster
+from services.scheduler.api.status import Status
 from services.scheduler.conf import PluginOption
 from services.scheduler.framework import extension as ext
 from services.scheduler.framework.statement import Op
-from services.scheduler.framework.status import Status
 
 # Extension point → the PluginOption flag that switches it (None: always on).
 POINT_FLAGS: dict[str, str | None] = {

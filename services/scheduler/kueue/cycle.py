@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from services.scheduler.framework.status import Code, Status
+from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
 from services.scheduler.kueue.model import STRICT_FIFO, ClusterQueueState, Snapshot
 from services.scheduler.kueue.preemption import preemption_targets

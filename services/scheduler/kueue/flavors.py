@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from services.scheduler.framework.status import Code, Status
+from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.model import NEVER, ClusterQueueState, Fungibility, ResourceGroup
 from services.scheduler.kueue.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
 from shared.models import PodSpec, ResourceFlavor, Taint, Toleration

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.scheduler.framework.status import Status
+from services.scheduler.api.status import Status
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from services.scheduler.framework.status import Code, Status
+from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.model import (
     ANY,
     BEST_EFFORT_FIFO,

@@ -13,8 +13,8 @@ import numpy as np
 
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.resources import FloatVec, less_equal, less_equal_in, share
+from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
-from services.scheduler.framework.status import Status
 from services.scheduler.plugins.base import Arguments, BasePlugin
 from services.scheduler.plugins.quota import QueueAttr, account_job, describe, total_resource
 

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo, TaskInfo
+from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
 from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, unschedulable_message
 from services.scheduler.framework.extension import PERMIT, Verdict
-from services.scheduler.framework.status import Code, Status
 from services.scheduler.plugins.base import Arguments, BasePlugin
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ import numpy as np
 from services.scheduler.api import JobInfo
 from services.scheduler.api.job import INQUEUE, RUNNING
 from services.scheduler.api.resources import less_equal
+from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
-from services.scheduler.framework.status import Status
 from services.scheduler.plugins.base import Arguments, BasePlugin
 from services.scheduler.plugins.quota import describe, job_allocated, total_resource
 

@@ -15,8 +15,8 @@ import numpy as np
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec
+from services.scheduler.api.status import Code, Status
 from services.scheduler.framework.extension import Filter
-from services.scheduler.framework.status import Code, Status
 from services.scheduler.plugins.base import Arguments, BasePlugin
 from shared.models import Pod, Taint, Toleration
 from shared.models.base import LabelSelectorRequirement, requirement_matches
