@@ -66,9 +66,8 @@ def _elastic_env(job: PyTorchView) -> list[Json]:
     ]
     if policy.maxRestarts is not None:
         env.append({"name": "PET_MAX_RESTARTS", "value": str(policy.maxRestarts)})
-    nproc = str(policy.nProcPerNode) if policy.nProcPerNode is not None else job.nproc_per_node
-    if nproc is not None:
-        env.append({"name": "PET_NPROC_PER_NODE", "value": nproc})
+    if policy.nProcPerNode is not None:
+        env.append({"name": "PET_NPROC_PER_NODE", "value": str(policy.nProcPerNode)})
     if policy.rdzvId is not None:
         env.append({"name": "PET_RDZV_ID", "value": policy.rdzvId})
     if policy.rdzvConf:
@@ -80,19 +79,34 @@ def _elastic_env(job: PyTorchView) -> list[Json]:
 
 
 def pod_env(job: PyTorchView, replica: Replica, index: int) -> list[Json]:
-    """The variables the operator appends to every container of the pod, in its order."""
+    """The variables the operator's ``setPodEnv`` appends to every container, in its order."""
     env: list[Json] = [{"name": "PYTHONUNBUFFERED", "value": "1"}]
+    total = job.total_replicas
     if job.replica(MASTER) is not None:
-        rank = index + 1 if replica.type == WORKER else index
+        port, addr = str(_port(job, MASTER)), f"{job.name}-master-0"
+        rank = str(index + 1 if replica.type == WORKER else index)
         env += [
-            {"name": "MASTER_PORT", "value": str(_port(job, MASTER))},
-            {"name": "MASTER_ADDR", "value": f"{job.name}-master-0"},
-            {"name": "WORLD_SIZE", "value": str(job.total_replicas)},
-            {"name": "RANK", "value": str(rank)},
+            {"name": "MASTER_PORT", "value": port},
+            {"name": "PET_MASTER_PORT", "value": port},
+            {"name": "MASTER_ADDR", "value": addr},
+            {"name": "PET_MASTER_ADDR", "value": addr},
+            {"name": "WORLD_SIZE", "value": str(total * _nproc_int(job.nproc_per_node))},
+            {"name": "RANK", "value": rank},
+            {"name": "PET_NODE_RANK", "value": rank},
         ]
-        if job.elastic is None and job.nproc_per_node is not None:
-            env.append({"name": "PET_NPROC_PER_NODE", "value": job.nproc_per_node})
-    return env + _elastic_env(job)
+    if job.nproc_per_node is not None:
+        env.append({"name": "PET_NPROC_PER_NODE", "value": job.nproc_per_node})
+    if job.elastic is not None:
+        return env + _elastic_env(job)
+    return [*env, {"name": "PET_NNODES", "value": str(total)}]
+
+
+def _nproc_int(nproc: str | None) -> int:
+    """``getNprocPerNodeInt``: the number, or 1 (``auto``, ``gpu``, unset)."""
+    try:
+        return int(nproc) if nproc is not None else 1
+    except ValueError:
+        return 1
 
 
 def build_pod(job: PyTorchView, replica: Replica, index: int) -> Json:

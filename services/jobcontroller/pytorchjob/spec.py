@@ -24,6 +24,7 @@ DEFAULT_CONTAINER = "pytorch"
 DEFAULT_PORT_NAME = "pytorchjob-port"
 DEFAULT_PORT = 23456
 DEFAULT_RESTART_POLICY = "OnFailure"
+DEFAULT_NPROC_PER_NODE = "auto"
 OPERATOR_NAME = "pytorchjob-controller"
 MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
 GANG_SCHEDULERS = frozenset(SHOAL_SCHEDULER_NAMES)
@@ -139,6 +140,14 @@ def _elastic(job: PyTorchJob) -> ElasticPolicy | None:
     return msgspec.structs.replace(policy, minReplicas=low, maxReplicas=high)
 
 
+def _nproc_per_node(job: PyTorchJob) -> str | None:
+    """The webhook's ``setDefaultNprocPerNode``: ``auto`` unless an elastic policy sets its own."""
+    elastic = job.spec.elasticPolicy
+    if job.spec.nprocPerNode is None and (elastic is None or elastic.nProcPerNode is None):
+        return DEFAULT_NPROC_PER_NODE
+    return job.spec.nprocPerNode
+
+
 def pytorch_view(job: PyTorchJob) -> PyTorchView:
     replicas = tuple(
         sorted(
@@ -172,6 +181,6 @@ def pytorch_view(job: PyTorchJob) -> PyTorchView:
         managed_by=run.managedBy,
         scheduling=run.schedulingPolicy,
         elastic=_elastic(job),
-        nproc_per_node=job.spec.nprocPerNode,
+        nproc_per_node=_nproc_per_node(job),
         gang=run.schedulingPolicy is not None or bool(schedulers),
     )

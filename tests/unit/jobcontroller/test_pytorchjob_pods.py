@@ -36,12 +36,23 @@ def test_master_and_workers_get_ranks_and_master_address() -> None:
         "resnet-ddp-worker-1": "2",
     }
     for name, pod in pods.items():
+        # The training operator's setPodEnv (release-1.9 envvar.go, master.go), in its order.
+        assert [e["name"] for e in pod["spec"]["containers"][0]["env"]] == [
+            "PYTHONUNBUFFERED", "MASTER_PORT", "PET_MASTER_PORT", "MASTER_ADDR",
+            "PET_MASTER_ADDR", "WORLD_SIZE", "RANK", "PET_NODE_RANK", "PET_NPROC_PER_NODE",
+            "PET_NNODES",
+        ]  # fmt: skip
         assert env_of(pod) == {
             "PYTHONUNBUFFERED": "1",
             "MASTER_PORT": "29500",
+            "PET_MASTER_PORT": "29500",
             "MASTER_ADDR": "resnet-ddp-master-0",
+            "PET_MASTER_ADDR": "resnet-ddp-master-0",
             "WORLD_SIZE": "3",
             "RANK": expected_rank[name],
+            "PET_NODE_RANK": expected_rank[name],
+            "PET_NPROC_PER_NODE": "auto",  # the webhook's default
+            "PET_NNODES": "3",
         }
         assert pod["metadata"]["annotations"] == {
             "scheduling.k8s.io/group-name": "resnet-ddp",
@@ -102,6 +113,23 @@ def test_elastic_job_gets_torchrun_rendezvous_env() -> None:
         "PET_RDZV_ID": "imagenet-run-1",
     }
     assert pods[1]["spec"]["schedulerName"] == "shoal"  # kept: the template asked for it
+
+
+@pytest.mark.parametrize(
+    ("nproc", "world_size"),
+    [("2", "6"), ("auto", "3"), ("gpu", "3")],
+    ids=["numeric-multiplies", "auto-counts-nodes", "gpu-counts-nodes"],
+)
+def test_world_size_is_replicas_times_nproc_per_node(nproc: str, world_size: str) -> None:
+    # getNprocPerNodeInt: a number multiplies the world size; anything else counts as 1.
+    job = sample("pytorchjob-master-workers.yaml")
+    job.spec.nprocPerNode = nproc
+    pg = ptpg()
+    pg.metadata.name = job.metadata.name
+    pods = created(reconcile(job, Observed(podgroups=[pg]), NOW), "Pod")
+    for pod in pods:
+        assert env_of(pod)["WORLD_SIZE"] == world_size
+        assert env_of(pod)["PET_NPROC_PER_NODE"] == nproc
 
 
 @pytest.mark.parametrize(
