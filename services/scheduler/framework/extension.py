@@ -31,7 +31,7 @@ Rows = slice | np.ndarray[Any, np.dtype[np.intp]]
 
 JobOrderKey = Callable[[JobInfo], float]
 TaskOrderKey = Callable[[TaskInfo], float]
-QueueOrderKey = Callable[[QueueInfo], float]
+QueueOrderKey = Callable[[QueueInfo], float | tuple[float, ...]]
 JobCheck = Callable[[JobInfo], bool]
 JobValidFn = Callable[[JobInfo], Status | None]
 JobVoteFn = Callable[[JobInfo], Verdict]

@@ -106,7 +106,8 @@ class Session:
         return (*(fn(job) for fn in self._flat["job_order"]), job.created, job.key)
 
     def task_order_key(self, task: TaskInfo) -> tuple[Any, ...]:
-        return (*(fn(task) for fn in self._flat["task_order"]), task.created, task.key)
+        """Plugin keys, then Volcano's ``CompareTask``: pod index, creation, uid."""
+        return (*(fn(task) for fn in self._flat["task_order"]), task.index, task.created, task.key)
 
     def queue_order_key(self, queue: QueueInfo) -> tuple[Any, ...]:
         return (*(fn(queue) for fn in self._flat["queue_order"]), queue.created, queue.name)
@@ -188,11 +189,10 @@ class Session:
     def _victims(
         self, point: str, preemptor: TaskInfo, candidates: Sequence[TaskInfo]
     ) -> list[TaskInfo]:
-        """Intersect the victims of a tier's plugins; the first tier that votes decides.
+        """Intersect the victims of a tier's plugins; the first tier with victims decides.
 
-        Unlike Volcano, a plugin answering "no victims" is a veto, not an undecided tier:
-        otherwise drf in a lower tier could evict a higher-priority job that the priority
-        plugin just protected.
+        As Volcano: a plugin answering "no victims" ends its tier's vote with none, and the
+        next tier is asked (a lower tier may then find victims a higher one protected).
         """
         for tier in self._tiered[point]:
             victims: list[TaskInfo] | None = None
@@ -207,7 +207,7 @@ class Session:
                 else:
                     keys = {t.key for t in found}
                     victims = [t for t in victims if t.key in keys]
-            if victims is not None:
+            if victims:
                 return victims
         return []
 
