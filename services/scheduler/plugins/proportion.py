@@ -82,14 +82,14 @@ class ProportionPlugin(BasePlugin):
         water_fill([self.attrs[k] for k in sorted(self.attrs)], total)
         for attr in self.attrs.values():
             self._update_share(attr)
-        ssn.register("queue_order", NAME, self.queue_key)
-        ssn.register("overused", NAME, self.overused)
-        ssn.register("allocatable", NAME, self.allocatable)
-        ssn.register("reclaimable", NAME, self.reclaimable)
-        ssn.register("job_enqueueable", NAME, self.enqueueable)
-        ssn.register("job_enqueued", NAME, self.enqueued)
-        ssn.register("on_allocate", NAME, self.on_allocate)
-        ssn.register("on_deallocate", NAME, self.on_deallocate)
+        ssn.points.queue_order.add(NAME, self.queue_key)
+        ssn.points.overused.add(NAME, self.overused)
+        ssn.points.allocatable.add(NAME, self.allocatable)
+        ssn.points.reclaimable.add(NAME, self.reclaimable)
+        ssn.points.job_enqueueable.add(NAME, self.enqueueable)
+        ssn.points.job_enqueued.add(NAME, self.enqueued)
+        ssn.points.on_allocate.add(NAME, self.on_allocate)
+        ssn.points.on_deallocate.add(NAME, self.on_deallocate)
 
     def _update_share(self, attr: QueueAttr) -> None:
         attr.share = share(attr.allocated, attr.deserved, self.ssn.space.quota_dims)
