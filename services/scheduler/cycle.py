@@ -1,9 +1,10 @@
-"""One scheduler cycle over the service's view: the pure session, in the service's vocabulary.
+"""One scheduler's sessions: its plugin and action registries, its conf, a session per snapshot.
 
-The conf comes from the ``volcano-scheduler-configmap`` ConfigMap (or a file); a conf that does
-not parse is logged and the last good one (else Volcano's default) is used, so a typo in the
-ConfigMap never stops scheduling. ``decide`` reports the text of the conf it actually ran, so a
-cycle record can say which conf ``shoal replay`` must use.
+The conf comes from the snapshot (the ``volcano-scheduler-configmap`` ConfigMap, or a file the
+service put there); a conf that does not parse is logged and the last good one (else Volcano's
+default) is used, so a typo in the ConfigMap never stops scheduling. Each result names the text
+of the conf it actually ran, so a cycle record can say which conf ``shoal replay`` must use.
+The service, ``shoal replay`` and ``shoal explain`` all run sessions through ``Scheduling``.
 """
 
 from __future__ import annotations
@@ -12,50 +13,19 @@ import hashlib
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
-import msgspec
 import structlog
 
 from services.scheduler.actions import default_actions
 from services.scheduler.conf import SchedulerConf, parse_conf
+from services.scheduler.framework.extension import ActionFactory, PluginFactory
+from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import default_plugins
 from services.scheduler.result import SessionResult
 from services.scheduler.runner import default_conf, run_session
 from services.scheduler.snapshot import Snapshot
-from services.scheduler.state import ClusterView, SessionDecisions
 from shared.errors import UserError
 
 _log = structlog.get_logger()
-_PLUGINS = default_plugins()
-_ACTIONS = default_actions()
-
-
-class _ConfCache:
-    def __init__(self) -> None:
-        self.text: str | None = None
-        self.conf: SchedulerConf = default_conf(_PLUGINS, _ACTIONS)
-        self.effective: str | None = None  # the text ``conf`` came from; None: the default
-
-    def get(self, text: str | None) -> SchedulerConf:
-        if text == self.text:
-            return self.conf
-        self.text = text
-        if text is None:
-            self.conf, self.effective = default_conf(_PLUGINS, _ACTIONS), None
-            return self.conf
-        try:
-            self.conf = parse_conf(
-                text, plugins=_PLUGINS, actions=_ACTIONS, source="volcano-scheduler.conf"
-            )
-            self.effective = text
-            _log.info("scheduler conf loaded", actions=list(self.conf.actions))
-            for warning in self.conf.warnings:
-                _log.warning("scheduler conf key ignored", warning=warning)
-        except UserError as exc:
-            _log.error("invalid scheduler conf; keeping the previous one", error=str(exc))
-        return self.conf
-
-
-_confs = _ConfCache()
 
 
 def conf_digest(text: str | None) -> str:
@@ -63,34 +33,57 @@ def conf_digest(text: str | None) -> str:
     return "" if text is None else hashlib.sha256(text.encode()).hexdigest()
 
 
-def session(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> SessionResult:
-    """The whole session result (with every job's reasons) over ``view``."""
-    snapshot = Snapshot(
-        nodes=view.nodes,
-        queues=view.queues,
-        pod_groups=view.podgroups,
-        pods=view.pods,
-        priority_classes=view.priority_classes,
-    )
-    return run_session(
-        snapshot,
-        _confs.get(view.conf_text),
-        datetime.fromtimestamp(now, UTC),
-        plugins=_PLUGINS,
-        actions=_ACTIONS,
-        scheduler_names=frozenset(scheduler_names),
-    )
+class Scheduling:
+    """Runs sessions with the registries it is given and the last good conf it was shown."""
 
+    def __init__(
+        self,
+        *,
+        plugins: Registry[PluginFactory] | None = None,
+        actions: Registry[ActionFactory] | None = None,
+    ) -> None:
+        self.plugins = plugins if plugins is not None else default_plugins()
+        self.actions = actions if actions is not None else default_actions()
+        self._text: str | None = None
+        self._conf: SchedulerConf = default_conf(self.plugins, self.actions)
+        self._effective: str | None = None  # the text ``_conf`` came from; None: the default
+        self.warnings: tuple[str, ...] = ()
 
-def decide(view: ClusterView, *, now: float, scheduler_names: Iterable[str]) -> SessionDecisions:
-    result = session(view, now=now, scheduler_names=scheduler_names)
-    return SessionDecisions(
-        binds=dict(result.binds),
-        evictions=list(result.evictions),
-        pipelined=dict(result.pipelined),
-        podgroups={
-            key: {"phase": update.phase, "conditions": msgspec.to_builtins(update.conditions)}
-            for key, update in result.pod_groups.items()
-        },
-        conf_text=_confs.effective,
-    )
+    def conf(self, text: str | None) -> tuple[SchedulerConf, str | None]:
+        """The conf to run for ``text`` and the text it came from (None: the default)."""
+        if text == self._text:
+            return self._conf, self._effective
+        self._text = text
+        if text is None:
+            self._conf, self._effective = default_conf(self.plugins, self.actions), None
+            self.warnings = ()
+            return self._conf, self._effective
+        try:
+            self._conf = parse_conf(
+                text, plugins=self.plugins, actions=self.actions, source="volcano-scheduler.conf"
+            )
+        except UserError as exc:
+            _log.error("invalid scheduler conf; keeping the previous one", error=str(exc))
+            return self._conf, self._effective
+        self._effective = text
+        self.warnings = tuple(self._conf.warnings)
+        _log.info("scheduler conf loaded", actions=list(self._conf.actions))
+        for warning in self.warnings:
+            _log.warning("scheduler conf key ignored", warning=warning)
+        return self._conf, self._effective
+
+    def session(
+        self, snapshot: Snapshot, *, now: float, scheduler_names: Iterable[str]
+    ) -> SessionResult:
+        """One session over ``snapshot`` at the Unix time ``now``."""
+        conf, effective = self.conf(snapshot.conf_text)
+        result = run_session(
+            snapshot,
+            conf,
+            datetime.fromtimestamp(now, UTC),
+            plugins=self.plugins,
+            actions=self.actions,
+            scheduler_names=frozenset(scheduler_names),
+        )
+        result.conf_text = effective
+        return result

@@ -29,6 +29,9 @@ class JobReasons(msgspec.Struct, kw_only=True):
 
 
 class SessionResult(msgspec.Struct, kw_only=True):
+    """Everything one session decided and why; the service turns it into decision envelopes,
+    ``simulate``/``replay``/``explain`` print or compare it."""
+
     binds: dict[str, str] = {}
     evictions: list[str] = []
     pipelined: dict[str, str] = {}
@@ -36,6 +39,11 @@ class SessionResult(msgspec.Struct, kw_only=True):
     reasons: dict[str, JobReasons] = {}
     # Pods left out of the session and why (no PodGroup, invalid resources).
     skipped: dict[str, str] = {}
+    # The text of the conf the session ran (None: Volcano's default), for the cycle record.
+    conf_text: str | None = None
+
+    def phases(self) -> dict[str, str]:
+        return {key: update.phase for key, update in self.pod_groups.items()}
 
     def decisions(self) -> dict[str, Any]:
         """The ``shoal simulate schedule`` document (sorted keys, conditions without noise)."""

@@ -7,9 +7,8 @@ condition saying why), run the actions in order, close the plugins, report.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-from services.scheduler.actions import default_actions
 from services.scheduler.api import JobInfo
 from services.scheduler.api.status import Code, Status
 from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
@@ -17,21 +16,16 @@ from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, new_p
 from services.scheduler.framework.extension import ActionFactory, PluginFactory
 from services.scheduler.framework.registry import Registry
 from services.scheduler.framework.session import Session
-from services.scheduler.plugins import default_plugins
 from services.scheduler.result import JobReasons, PodGroupUpdate, SessionResult
 from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES, Snapshot, build_cluster
+from shared.kube.timefmt import format_rfc3339
 from shared.models import Condition
 
 
 def default_conf(
-    plugins: Registry[PluginFactory] | None = None, actions: Registry[ActionFactory] | None = None
+    plugins: Registry[PluginFactory], actions: Registry[ActionFactory]
 ) -> SchedulerConf:
-    return parse_conf(
-        DEFAULT_CONF,
-        plugins=plugins or default_plugins(),
-        actions=actions or default_actions(),
-        source="default conf",
-    )
+    return parse_conf(DEFAULT_CONF, plugins=plugins, actions=actions, source="default conf")
 
 
 def run_session(
@@ -39,12 +33,10 @@ def run_session(
     conf: SchedulerConf,
     now: datetime,
     *,
-    plugins: Registry[PluginFactory] | None = None,
-    actions: Registry[ActionFactory] | None = None,
+    plugins: Registry[PluginFactory],
+    actions: Registry[ActionFactory],
     scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES,
 ) -> SessionResult:
-    plugins = plugins or default_plugins()
-    actions = actions or default_actions()
     cluster = build_cluster(snapshot, scheduler_names=scheduler_names)
     rejected: dict[str, tuple[JobInfo, Status]] = {
         key: (cluster.jobs.pop(key), status) for key, status in cluster.job_errors.items()
@@ -68,10 +60,6 @@ def run_session(
     for plugin in instances:
         plugin.on_session_close(ssn)
     return _result(ssn, rejected, cluster.skipped)
-
-
-def _timestamp(now: datetime) -> str:
-    return now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _conditions(job: JobInfo, new: dict[str, Status], now: str) -> list[Condition]:
@@ -107,7 +95,7 @@ def _reasons(job: JobInfo, phase: str, message: str) -> JobReasons:
 def _result(
     ssn: Session, rejected: dict[str, tuple[JobInfo, Status]], skipped: dict[str, str]
 ) -> SessionResult:
-    now = _timestamp(ssn.now)
+    now = format_rfc3339(ssn.now.timestamp())
     result = SessionResult(
         binds=ssn.binds,
         evictions=sorted(ssn.evictions),

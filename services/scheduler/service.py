@@ -23,7 +23,7 @@ import msgspec
 from msgspec import Meta
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.scheduler.cycle import conf_digest, decide
+from services.scheduler.cycle import Scheduling, conf_digest
 from services.scheduler.leadership import (
     Leadership,
     run_group_leadership,
@@ -96,6 +96,7 @@ class Scheduler:
         self.settings = settings
         self.topics = shell.topics
         self.state = SchedulerState(assume_ttl=settings.assume_ttl)
+        self.scheduling = Scheduling()
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
         self.metrics = Metrics(shell)
@@ -153,16 +154,18 @@ class Scheduler:
         self.cycle += 1
         self.state.expire(now)
         started = time.perf_counter()
-        view = self.state.view()
-        configmap_conf = view.conf_text
+        snapshot = self.state.view()
+        configmap_conf = snapshot.conf_text
         if self.conf_text is not None:
-            view.conf_text = self.conf_text
+            snapshot.conf_text = self.conf_text
         # The inputs as this session sees them: publishing below yields to the followers, which
         # move the positions, and ``decisions`` assumes this cycle's own binds.
         positions = dict(self.state.positions)
         assumed = {k: a.node for k, a in self.state.assumed.items()}
         evicting = sorted(self.state.evicting)
-        result = decide(view, now=now, scheduler_names=self.settings.scheduler_names)
+        result = self.scheduling.session(
+            snapshot, now=now, scheduler_names=self.settings.scheduler_names
+        )
         session_s = time.perf_counter() - started
         epoch = self.leadership.epoch
         envelopes = self.state.decisions(
@@ -185,7 +188,7 @@ class Scheduler:
                 binds=result.binds,
                 evictions=result.evictions,
                 pipelined=result.pipelined,
-                podgroups={k: str(v.get("phase", "")) for k, v in result.podgroups.items()},
+                podgroups=result.phases(),
                 session_ms=round(session_s * 1000, 3),
                 conf_sha256=conf_digest(result.conf_text),
                 conf_text=None if result.conf_text == configmap_conf else result.conf_text,

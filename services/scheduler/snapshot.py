@@ -21,12 +21,24 @@ from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
+from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
 from shared.errors import QuantityError
-from shared.models import Container, Model, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.kube.keys import namespaced_key
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
+from shared.models import (
+    ConfigMap,
+    Container,
+    Model,
+    Node,
+    Pod,
+    PodGroup,
+    PriorityClass,
+    Queue,
+)
 from shared.models.volcano import GROUP_NAME_ANNOTATION
 from shared.resources import PODS, Resources, pod_requests
 
-DEFAULT_SCHEDULER_NAMES = frozenset({"volcano", "shoal"})
+DEFAULT_SCHEDULER_NAMES = frozenset(SHOAL_SCHEDULER_NAMES)
 DEFAULT_QUEUE = "default"
 # kubelet's default max-pods, for nodes that do not report a ``pods`` allocatable.
 DEFAULT_MAX_PODS = 110
@@ -34,13 +46,15 @@ SNAPSHOT = "snapshot"
 
 
 class Snapshot(msgspec.Struct, kw_only=True):
-    """The objects one session looks at, as the cache (or a manifest file) holds them."""
+    """Everything one session looks at, as the cache (or a manifest file) holds it: the objects,
+    and the text of ``volcano-scheduler.conf`` (None: Volcano's default conf)."""
 
     nodes: list[Node] = []
     queues: list[Queue] = []
     pod_groups: list[PodGroup] = []
     pods: list[Pod] = []
     priority_classes: list[PriorityClass] = []
+    conf_text: str | None = None
 
     @classmethod
     def of(cls, objects: Iterable[Model]) -> Snapshot:
@@ -56,11 +70,9 @@ class Snapshot(msgspec.Struct, kw_only=True):
                 snap.pods.append(obj)
             elif isinstance(obj, PriorityClass):
                 snap.priority_classes.append(obj)
+            elif isinstance(obj, ConfigMap) and obj.metadata.name == CONFIGMAP_NAME:
+                snap.conf_text = obj.data.get(CONFIGMAP_KEY)
         return snap
-
-
-def _key(meta_namespace: str | None, name: str) -> str:
-    return f"{meta_namespace or 'default'}/{name}"
 
 
 class _Priorities:
@@ -171,7 +183,7 @@ def build_cluster(
             bad_queues[name] = str(exc)
     group_mins: dict[str, Resources | None] = {}
     for pg in snapshot.pod_groups:
-        key = _key(pg.metadata.namespace, pg.metadata.name)
+        key = namespaced_key(pg.metadata.namespace, pg.metadata.name)
         try:
             group_mins[key] = _quantities(pg.spec.minResources) if pg.spec.minResources else None
             names.update(group_mins[key] or ())
@@ -195,9 +207,9 @@ def build_cluster(
     jobs: dict[str, JobInfo] = {}
     vectors = _VectorCache(space)
     for pg in sorted(
-        snapshot.pod_groups, key=lambda p: _key(p.metadata.namespace, p.metadata.name)
+        snapshot.pod_groups, key=lambda p: namespaced_key(p.metadata.namespace, p.metadata.name)
     ):
-        key = _key(pg.metadata.namespace, pg.metadata.name)
+        key = namespaced_key(pg.metadata.namespace, pg.metadata.name)
         minimum = group_mins.get(key)
         job = JobInfo(
             pg,
@@ -219,7 +231,7 @@ def build_cluster(
         pod = snapshot.pods[i]
         handled = (pod.spec.schedulerName or "default-scheduler") in scheduler_names
         group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
-        owner = jobs.get(_key(pod.metadata.namespace, group)) if group else None
+        owner = jobs.get(namespaced_key(pod.metadata.namespace, group)) if group else None
         if i in bad_pods:
             if handled and owner is not None:
                 job_errors.setdefault(
@@ -263,7 +275,7 @@ def build_cluster(
 
 
 def _pod_key(pod: Pod) -> str:
-    return _key(pod.metadata.namespace, pod.metadata.name)
+    return namespaced_key(pod.metadata.namespace, pod.metadata.name)
 
 
 def _status(reason: str, message: str) -> Status:

@@ -10,11 +10,14 @@ again while the eviction is in flight. PodGroup status is published only when it
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
+from services.scheduler.result import SessionResult
+from services.scheduler.snapshot import Snapshot
 from shared.bus import Record
 from shared.cache import ObjectCache
 from shared.events import (
@@ -28,12 +31,12 @@ from shared.events import (
     PodGroupStatusDecided,
     StateEvent,
 )
-from shared.models import ConfigMap, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.kube.keys import object_key
+from shared.models import ConfigMap, Pod, PodGroup
 
 POD, NODE, PODGROUP = "v1/Pod", "v1/Node", "scheduling.volcano.sh/v1beta1/PodGroup"
 QUEUE, PRIORITY_CLASS = "scheduling.volcano.sh/v1beta1/Queue", "scheduling.k8s.io/v1/PriorityClass"
 CONFIGMAP = "v1/ConfigMap"
-CONF_CONFIGMAP, CONF_KEY = "volcano-scheduler-configmap", "volcano-scheduler.conf"
 
 
 @dataclass
@@ -43,33 +46,8 @@ class Assumption:
     since: float
 
 
-@dataclass
-class ClusterView:
-    """What one session sees: the cache with assumed bindings applied."""
-
-    nodes: list[Node]
-    pods: list[Pod]
-    podgroups: list[PodGroup]
-    queues: list[Queue]
-    priority_classes: list[PriorityClass]
-    conf_text: str | None
-
-
-@dataclass
-class SessionDecisions:
-    """The outputs of one session, in the vocabulary of ``shoal simulate schedule``."""
-
-    binds: dict[str, str] = field(default_factory=dict)
-    evictions: list[str] = field(default_factory=list)
-    pipelined: dict[str, str] = field(default_factory=dict)
-    # podgroup key → {"phase": ..., "conditions": [...]}
-    podgroups: dict[str, dict[str, Any]] = field(default_factory=dict)
-    eviction_reasons: dict[str, str] = field(default_factory=dict)
-    conf_text: str | None = None  # the conf the session ran (None: Volcano's default)
-
-
 def _key(pod: Pod) -> str:
-    return f"{pod.metadata.namespace}/{pod.metadata.name}"
+    return object_key(pod.metadata.namespace, pod.metadata.name)
 
 
 class SchedulerState:
@@ -126,7 +104,7 @@ class SchedulerState:
             self.assumed[key] = Assumption(uid=uid, node=node, since=now)
         self.evicting = dict.fromkeys(evicting, now)
 
-    def view(self) -> ClusterView:
+    def view(self) -> Snapshot:
         pods: list[Pod] = []
         for key, pod in self.cache.items(POD):
             assumption = self.assumed.get(key)
@@ -136,19 +114,19 @@ class SchedulerState:
             pods.append(pod)
         conf_text = None
         for cm in self.cache.objects(CONFIGMAP):
-            if isinstance(cm, ConfigMap) and cm.metadata.name == CONF_CONFIGMAP:
-                conf_text = cm.data.get(CONF_KEY)
-        return ClusterView(
+            if isinstance(cm, ConfigMap) and cm.metadata.name == CONFIGMAP_NAME:
+                conf_text = cm.data.get(CONFIGMAP_KEY)
+        return Snapshot(
             nodes=list(self.cache.objects(NODE)),
             pods=pods,
-            podgroups=list(self.cache.objects(PODGROUP)),
+            pod_groups=list(self.cache.objects(PODGROUP)),
             queues=list(self.cache.objects(QUEUE)),
             priority_classes=list(self.cache.objects(PRIORITY_CLASS)),
             conf_text=conf_text,
         )
 
     def decisions(
-        self, result: SessionDecisions, *, epoch: int, cycle: int, now: float, producer: str
+        self, result: SessionResult, *, epoch: int, cycle: int, now: float, producer: str
     ) -> list[Envelope]:
         """Envelopes for what is new in ``result``; records the assumptions they create."""
         out: list[Envelope] = []
@@ -174,7 +152,7 @@ class SchedulerState:
             if pod is None or key in self.evicting or pod.metadata.deletionTimestamp:
                 continue
             self.evicting[key] = now
-            reason = result.eviction_reasons.get(key, "Preempted")
+            reason = "Preempted"
             out.append(
                 PodEvictDecided(
                     key=key,
@@ -185,7 +163,8 @@ class SchedulerState:
                     **common,
                 )
             )
-        for key, status in sorted(result.podgroups.items()):
+        for key, update in sorted(result.pod_groups.items()):
+            status = {"phase": update.phase, "conditions": msgspec.to_builtins(update.conditions)}
             digest = msgspec.json.encode(_comparable(status))
             if self.published.get(key) == digest or self._observed_equal(key, status):
                 self.published[key] = digest
@@ -194,8 +173,8 @@ class SchedulerState:
             out.append(
                 PodGroupStatusDecided(
                     key=key,
-                    phase=str(status.get("phase", "")),
-                    conditions=list(status.get("conditions") or []),
+                    phase=update.phase,
+                    conditions=status["conditions"],
                     cycle=cycle,
                     **common,
                 )

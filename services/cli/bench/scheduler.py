@@ -91,12 +91,13 @@ def build(nodes: int, jobs: int, size: int) -> Any:
 def run_scenario(name: str, *, profile: bool = False) -> dict[str, Any]:
     from datetime import UTC, datetime
 
-    from services.scheduler.runner import default_conf, run_session
+    from services.scheduler.cycle import Scheduling
+    from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES
 
     spec = SCENARIOS[name]
     snap = build(int(spec["nodes"]), int(spec["jobs"]), int(spec["size"]))
-    conf = default_conf()
-    now = datetime(2024, 1, 1, tzinfo=UTC)
+    scheduling = Scheduling()
+    now = datetime(2024, 1, 1, tzinfo=UTC).timestamp()
     profiler = None
     if profile:
         import cProfile
@@ -104,7 +105,7 @@ def run_scenario(name: str, *, profile: bool = False) -> dict[str, Any]:
         profiler = cProfile.Profile()
         profiler.enable()
     start = time.perf_counter()
-    result = run_session(snap, conf, now)
+    result = scheduling.session(snap, now=now, scheduler_names=DEFAULT_SCHEDULER_NAMES)
     seconds = time.perf_counter() - start
     if profiler is not None:
         import pstats

@@ -103,13 +103,14 @@ def _from_manifests(args: argparse.Namespace) -> SessionResult:
 def _from_log(args: argparse.Namespace) -> tuple[SessionResult, str]:
     from services.cli.debug.replay import describe, load_cycle
     from services.cli.debug.replaying import restore
-    from services.scheduler.cycle import session
+    from services.scheduler.cycle import Scheduling
     from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES
     from shared.logging import configure_logging
 
     configure_logging(level="warning")
     records, recorded = load_cycle(args)
     cycle = recorded.cycle
-    view, _ = restore(records, cycle)
+    snapshot, _ = restore(records, cycle)
     names = cycle.scheduler_names or DEFAULT_SCHEDULER_NAMES
-    return session(view, now=cycle.now, scheduler_names=names), describe(recorded)
+    result = Scheduling().session(snapshot, now=cycle.now, scheduler_names=names)
+    return result, describe(recorded)

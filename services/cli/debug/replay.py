@@ -225,9 +225,7 @@ def as_dict(result: Replay) -> dict[str, Any]:
             "binds": dict(sorted(replayed.binds.items())),
             "evictions": sorted(replayed.evictions),
             "pipelined": dict(sorted(replayed.pipelined.items())),
-            "podGroups": {
-                k: str(v.get("phase", "")) for k, v in sorted(replayed.podgroups.items())
-            },
+            "podGroups": dict(sorted(replayed.phases().items())),
         },
     }
 

@@ -3,8 +3,8 @@
 A ``CycleRecorded`` names, per state-topic partition, the next offset the scheduler had applied
 when the cycle ran; the cache of that moment is every record below those offsets, applied by the
 same ``SchedulerState`` the service uses. The bindings and evictions the scheduler had decided but
-not yet seen confirmed, the clock and the conf come from the record itself. Then ``decide`` — the
-function the service runs — decides again, and the decisions are compared with the recorded ones.
+not yet seen confirmed, the clock and the conf come from the record itself. Then ``Scheduling`` —
+what the service runs — decides again, and the decisions are compared with the recorded ones.
 No I/O: the records come from Kafka or from an exported file (``replay.py`` reads them).
 """
 
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import msgspec
 
-from services.scheduler.cycle import conf_digest, decide
-from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES
-from services.scheduler.state import ClusterView, SchedulerState, SessionDecisions
+from services.scheduler.cycle import Scheduling, conf_digest
+from services.scheduler.result import SessionResult
+from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES, Snapshot
+from services.scheduler.state import SchedulerState
 from shared.bus import RawRecord, Record
 from shared.bus.records import with_value
 from shared.errors import UserError
@@ -43,7 +44,7 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
 @dataclass
 class Replay:
     recorded: Recorded
-    decisions: SessionDecisions
+    decisions: SessionResult
     differences: list[Difference]
 
     @property
@@ -98,14 +99,14 @@ def inputs(records: Iterable[RawRecord], cycle: CycleRecorded) -> list[Record[St
     return applied
 
 
-def restore(records: Iterable[RawRecord], cycle: CycleRecorded) -> tuple[ClusterView, list[str]]:
-    """The view the cycle's session saw, and what about its conf could not be reproduced."""
+def restore(records: Iterable[RawRecord], cycle: CycleRecorded) -> tuple[Snapshot, list[str]]:
+    """The snapshot the cycle's session saw, and what about its conf could not be reproduced."""
     state = SchedulerState()
     state.apply_state(inputs(records, cycle))
     state.restore(cycle.assumed, cycle.evicting, now=cycle.now)
-    view = state.view()
-    view.conf_text, problems = _conf(view.conf_text, cycle)
-    return view, problems
+    snapshot = state.view()
+    snapshot.conf_text, problems = _conf(snapshot.conf_text, cycle)
+    return snapshot, problems
 
 
 def _conf(configmap: str | None, cycle: CycleRecorded) -> tuple[str | None, list[str]]:
@@ -127,9 +128,9 @@ def replay(
 ) -> Replay:
     """Re-run ``recorded`` on the state records and diff its decisions."""
     cycle = recorded.cycle
-    view, conf_problems = restore(records, cycle)
+    snapshot, conf_problems = restore(records, cycle)
     names = tuple(scheduler_names) or tuple(cycle.scheduler_names) or DEFAULT_SCHEDULER_NAMES
-    decisions = decide(view, now=cycle.now, scheduler_names=names)
+    decisions = Scheduling().session(snapshot, now=cycle.now, scheduler_names=names)
     differences = [
         Difference(kind="conf", key="sha256", recorded=cycle.conf_sha256, replayed=digest)
         for digest in conf_problems
@@ -138,9 +139,9 @@ def replay(
     return Replay(recorded=recorded, decisions=decisions, differences=differences)
 
 
-def diff(cycle: CycleRecorded, decisions: SessionDecisions) -> list[Difference]:
+def diff(cycle: CycleRecorded, decisions: SessionResult) -> list[Difference]:
     """Every bind, eviction, pipelined placement and PodGroup phase that differs."""
-    phases = {key: str(status.get("phase", "")) for key, status in decisions.podgroups.items()}
+    phases = decisions.phases()
     return [
         *_diff_maps("bind", cycle.binds, decisions.binds),
         *_diff_maps("eviction", _present(cycle.evictions), _present(decisions.evictions)),

@@ -29,7 +29,7 @@ ABSTAIN = 0
 Verdict = int | Status
 Rows = slice | np.ndarray[Any, np.dtype[np.intp]]
 
-JobOrderKey = Callable[[JobInfo], float]
+JobOrderKey = Callable[[JobInfo], float | tuple[float, ...]]
 TaskOrderKey = Callable[[TaskInfo], float]
 QueueOrderKey = Callable[[QueueInfo], float | tuple[float, ...]]
 JobCheck = Callable[[JobInfo], bool]

@@ -59,9 +59,9 @@ class Placer:
     def __init__(self, ssn: Session) -> None:
         self.ssn = ssn
         self.nodes: NodeTable = ssn.nodes
-        self.static_fns: list[StaticPredicate] = ssn.callbacks("static_predicate")
-        self.dynamic_fns = ssn.callbacks("dynamic_predicate")
-        self.scorers: list[NodeScorer] = ssn.callbacks("node_order")
+        self.static_fns: list[StaticPredicate] = ssn.points.static_predicate.all
+        self.dynamic_fns = ssn.points.dynamic_predicate.all
+        self.scorers: list[NodeScorer] = ssn.points.node_order.all
         self._static: dict[bytes, StaticMask] = {}
         self._entries: OrderedDict[tuple[bytes, bytes], _Entry] = OrderedDict()
 

@@ -42,7 +42,7 @@ class BinpackPlugin(BasePlugin):
         index = ssn.space.index
         self.columns = [(index[n], w) for n, w in self.resource_weights.items() if n in index and w]
         if self.weight:
-            ssn.register("node_order", NAME, self)
+            ssn.points.node_order.add(NAME, self)
 
     def row_local(self, task: TaskInfo) -> bool:
         return True

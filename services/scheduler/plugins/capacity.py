@@ -50,14 +50,14 @@ class CapacityPlugin(BasePlugin):
             deserved = np.minimum(np.minimum(deserved, real), attr.request)
             attr.deserved = np.maximum(deserved, attr.guarantee)
             attr.share = self._share(attr)
-        ssn.register("queue_order", NAME, self.queue_key)
-        ssn.register("allocatable", NAME, self.allocatable)
-        ssn.register("preemptive", NAME, self.preemptive)
-        ssn.register("reclaimable", NAME, self.reclaimable)
-        ssn.register("job_enqueueable", NAME, self.enqueueable)
-        ssn.register("job_enqueued", NAME, self.enqueued)
-        ssn.register("on_allocate", NAME, self.on_allocate)
-        ssn.register("on_deallocate", NAME, self.on_deallocate)
+        ssn.points.queue_order.add(NAME, self.queue_key)
+        ssn.points.allocatable.add(NAME, self.allocatable)
+        ssn.points.preemptive.add(NAME, self.preemptive)
+        ssn.points.reclaimable.add(NAME, self.reclaimable)
+        ssn.points.job_enqueueable.add(NAME, self.enqueueable)
+        ssn.points.job_enqueued.add(NAME, self.enqueued)
+        ssn.points.on_allocate.add(NAME, self.on_allocate)
+        ssn.points.on_deallocate.add(NAME, self.on_deallocate)
 
     def _top_down(self) -> list[str]:
         def depth(name: str) -> int:

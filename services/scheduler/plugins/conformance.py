@@ -23,8 +23,8 @@ class ConformancePlugin(BasePlugin):
     name = NAME
 
     def on_session_open(self, ssn: Session) -> None:
-        ssn.register("preemptable", NAME, _not_critical)
-        ssn.register("reclaimable", NAME, _not_critical)
+        ssn.points.preemptable.add(NAME, _not_critical)
+        ssn.points.reclaimable.add(NAME, _not_critical)
 
 
 def new(arguments: dict[str, Any]) -> ConformancePlugin:

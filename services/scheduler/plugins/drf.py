@@ -32,10 +32,10 @@ class DrfPlugin(BasePlugin):
             allocated = job_allocated(job)
             self.allocated[job.key] = allocated if len(allocated) else ssn.space.zeros()
             self.shares[job.key] = self._share(self.allocated[job.key])
-        ssn.register("job_order", NAME, self.job_key)
-        ssn.register("preemptable", NAME, self.preemptable)
-        ssn.register("on_allocate", NAME, self.on_allocate)
-        ssn.register("on_deallocate", NAME, self.on_deallocate)
+        ssn.points.job_order.add(NAME, self.job_key)
+        ssn.points.preemptable.add(NAME, self.preemptable)
+        ssn.points.on_allocate.add(NAME, self.on_allocate)
+        ssn.points.on_deallocate.add(NAME, self.on_deallocate)
 
     def _share(self, allocated: FloatVec) -> float:
         return share(allocated, self.total, self.dims)

@@ -94,13 +94,13 @@ class GangPlugin(BasePlugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
-        ssn.register("job_valid", NAME, _valid)
-        ssn.register("job_order", NAME, _order)
-        ssn.register("job_ready", NAME, _ready)
-        ssn.register("job_pipelined", NAME, _pipelined)
-        ssn.register("job_starving", NAME, _starving)
-        ssn.register("preemptable", NAME, self.victims)
-        ssn.register("reclaimable", NAME, self.victims)
+        ssn.points.job_valid.add(NAME, _valid)
+        ssn.points.job_order.add(NAME, _order)
+        ssn.points.job_ready.add(NAME, _ready)
+        ssn.points.job_pipelined.add(NAME, _pipelined)
+        ssn.points.job_starving.add(NAME, _starving)
+        ssn.points.preemptable.add(NAME, self.victims)
+        ssn.points.reclaimable.add(NAME, self.victims)
 
     def victims(self, _: TaskInfo, candidates: Sequence[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Only tasks beyond a job's minAvailable may go: evicting never breaks a gang."""

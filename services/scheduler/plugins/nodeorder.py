@@ -93,7 +93,7 @@ class NodeOrderPlugin(BasePlugin):
         self.prefer_taints = any(
             t.effect == "PreferNoSchedule" for c in ssn.nodes.classes for t in c.taints
         )
-        ssn.register("node_order", NAME, self)
+        ssn.points.node_order.add(NAME, self)
 
     def _preferred(self, task: TaskInfo) -> list[Any]:
         affinity = task.pod.spec.affinity

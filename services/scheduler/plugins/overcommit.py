@@ -45,8 +45,8 @@ class OvercommitPlugin(BasePlugin):
             elif job.phase == RUNNING and job.allocated_task_num() < job.min_available:
                 allocated = job_allocated(job)
                 self.inqueue += np.maximum(minimum - allocated, 0) if len(allocated) else minimum
-        ssn.register("job_enqueueable", NAME, self.enqueueable)
-        ssn.register("job_enqueued", NAME, self.enqueued)
+        ssn.points.job_enqueueable.add(NAME, self.enqueueable)
+        ssn.points.job_enqueued.add(NAME, self.enqueued)
 
     def enqueueable(self, job: JobInfo) -> Verdict:
         if job.min_resources is None:

@@ -132,15 +132,15 @@ class PredicatesPlugin(BasePlugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.nodes = ssn.nodes
-        ssn.register("static_predicate", NAME, self.static)
+        ssn.points.static_predicate.add(NAME, self.static)
         if self.pod_affinity:
             self.holders: dict[str, TaskInfo] = {}
             for row_tasks in ssn.nodes.tasks:
                 for task in row_tasks.values():
                     self._track(task)
-            ssn.register("dynamic_predicate", NAME, self.dynamic)
-            ssn.register("on_allocate", NAME, self._track)
-            ssn.register("on_deallocate", NAME, self._untrack)
+            ssn.points.dynamic_predicate.add(NAME, self.dynamic)
+            ssn.points.on_allocate.add(NAME, self._track)
+            ssn.points.on_deallocate.add(NAME, self._untrack)
 
     def static(self, task: TaskInfo, node: NodeClass) -> Status | None:
         status = node_unschedulable(task, node)

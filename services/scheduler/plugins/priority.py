@@ -20,10 +20,10 @@ class PriorityPlugin(BasePlugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
-        ssn.register("job_order", NAME, _job_key)
-        ssn.register("task_order", NAME, _task_key)
-        ssn.register("preemptable", NAME, self.preemptable)
-        ssn.register("job_starving", NAME, _starving)
+        ssn.points.job_order.add(NAME, _job_key)
+        ssn.points.task_order.add(NAME, _task_key)
+        ssn.points.preemptable.add(NAME, self.preemptable)
+        ssn.points.job_starving.add(NAME, _starving)
 
     def preemptable(
         self, preemptor: TaskInfo, candidates: Sequence[TaskInfo]

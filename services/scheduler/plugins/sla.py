@@ -34,9 +34,9 @@ class SlaPlugin(BasePlugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.now = ssn.now.timestamp()
-        ssn.register("job_order", NAME, self.job_key)
-        ssn.register("job_enqueueable", NAME, self.permit)
-        ssn.register("job_pipelined", NAME, self.permit)
+        ssn.points.job_order.add(NAME, self.job_key)
+        ssn.points.job_enqueueable.add(NAME, self.permit)
+        ssn.points.job_pipelined.add(NAME, self.permit)
 
     def _waiting(self, job: JobInfo) -> float | None:
         own = job.pod_group.metadata.annotations.get(JOB_WAITING_TIME)

@@ -10,6 +10,7 @@ import pytest
 from services.cli.main import main
 from services.scheduler.actions import default_actions
 from services.scheduler.conf import parse_conf
+from services.scheduler.framework.points import ExtensionPoints
 from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import default_plugins, priority
 from shared.errors import UserError
@@ -63,6 +64,13 @@ def test_registry_refuses_duplicates() -> None:
     empty: Registry[object] = Registry("plugin")
     with pytest.raises(UserError, match="unknown plugin"):
         empty.get("gang")
+
+
+def test_extension_point_refuses_a_second_callback_of_one_plugin() -> None:
+    points = ExtensionPoints()
+    points.job_order.add("priority", lambda job: 0.0)
+    with pytest.raises(ValueError, match="registered job_order twice"):
+        points.job_order.add("priority", lambda job: 1.0)
 
 
 def test_bad_quantity_marks_only_its_job() -> None:

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.scheduler.api import NodeTable, ResourceSpace, TaskInfo
+from services.scheduler.framework.points import ExtensionPoints
 from services.scheduler.plugins import binpack, nodeorder
 from tests.unit.scheduler.builders import node, pod
 
@@ -40,9 +41,7 @@ def test_score_row_matches_score(
     class _Ssn:
         def __init__(self) -> None:
             self.nodes, self.space = table, space
-
-        def register(self, *_: object) -> None:
-            pass
+            self.points = ExtensionPoints()
 
     for scorer in scorers:
         scorer.on_session_open(_Ssn())  # type: ignore[arg-type]
