@@ -24,6 +24,7 @@ import aiohttp
 from shared.broker import EmbeddedBroker
 from shared.bus.kafka import KafkaBus
 from shared.config import KafkaSettings
+from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, SHOAL_SCHEDULER_NAMES
 from shared.topics import Topics
 
 SERVICES = ("watcher", "jobcontroller", "scheduler", "binder")
@@ -34,6 +35,9 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+EMBEDDED_SCHEDULER_NAMES = ",".join((*SHOAL_SCHEDULER_NAMES, DEFAULT_SCHEDULER_NAME))
 
 
 @dataclass
@@ -136,6 +140,14 @@ class Stack:
                 "SHOAL_FETCH_MAX_WAIT_MS": env.get("SHOAL_FETCH_MAX_WAIT_MS", "10"),
             }
         )
+        if self.config.kubeconfig is None:
+            # The simulated cluster has no kube-scheduler: Shoal plays the default scheduler's
+            # part too, so an ordinary Job runs unchanged (a real cluster keeps its own).
+            for variable in (
+                "SHOAL_SCHEDULER_SCHEDULER_NAMES",
+                "SHOAL_JOBCONTROLLER_SCHEDULER_NAMES",
+            ):
+                env.setdefault(variable, EMBEDDED_SCHEDULER_NAMES)
         env.update(self.config.env)
         return env
 

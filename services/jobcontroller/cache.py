@@ -38,10 +38,12 @@ QUEUE = "scheduling.volcano.sh/v1beta1/Queue"
 BATCH_JOB = "batch/v1/Job"
 VOLCANO_JOB = "batch.volcano.sh/v1alpha1/Job"
 PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
+WORKLOAD = "kueue.x-k8s.io/v1beta1/Workload"
+RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta1/ResourceFlavor"
 JOB_TYPES = frozenset({BATCH_JOB, VOLCANO_JOB, PYTORCH_JOB})
 # Kinds a job owns and creates; expectations are kept per (job, kind).
-OWNED_TYPES = (POD, PODGROUP, SERVICE)
-_KIND_OF = {POD: "Pod", PODGROUP: "PodGroup", SERVICE: "Service"}
+OWNED_TYPES = (POD, PODGROUP, SERVICE, WORKLOAD)
+_KIND_OF = {POD: "Pod", PODGROUP: "PodGroup", SERVICE: "Service", WORKLOAD: "Workload"}
 
 
 class WorkKey(NamedTuple):
@@ -167,6 +169,9 @@ class ControllerCache:
             self.objects.get(type_key, key) for key in self._loose.get((type_key, namespace), ())
         )
         return [obj for obj in found if obj is not None]
+
+    def cluster_scoped(self, type_key: str) -> list[Any]:
+        return list(self.objects.objects(type_key))
 
     def pod(self, key: str) -> Pod | None:
         pod: Pod | None = self.objects.get(POD, key)

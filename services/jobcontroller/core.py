@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import msgspec
 
-from shared.models import Command, Json, Model, Pod, PodGroup, Service
+from shared.models import Command, Json, Model, Pod, PodGroup, ResourceFlavor, Service, Workload
 
 M = TypeVar("M", bound=Model)
 
@@ -39,6 +39,10 @@ class Observed:
     # Uids of pods whose tracking-finalizer removal is in flight: an earlier sync counted them
     # and wrote that count, the cache has not yet shown the patch (``expectedRmFinalizers``).
     finalizers_removing: frozenset[str] = frozenset()
+    # Kueue: the job's Workloads, and the ResourceFlavors by name (their labels and
+    # tolerations go into the pod templates when the Workload is admitted).
+    workloads: list[Workload] = field(default_factory=list)
+    flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -49,6 +53,8 @@ class Patch:
     key: str
     patch: Json
     patch_type: str = "merge"  # "merge" (RFC 7386) or "strategic"
+    api_version: str = ""  # when the kind alone is ambiguous (a job, a Kueue Workload)
+    subresource: str = ""  # e.g. "status"
     # The uid of the pod whose tracking finalizer this patch removes: the shell expects the
     # removal (``Observed.finalizers_removing``) until the cache shows it.
     releases: str = ""

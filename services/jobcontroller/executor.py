@@ -54,6 +54,7 @@ _API_VERSION_OF_KIND = {
     "Command": "bus.volcano.sh/v1alpha1",
     "ConfigMap": "v1",
     "Secret": "v1",
+    "Workload": "kueue.x-k8s.io/v1beta1",
 }
 
 
@@ -219,16 +220,30 @@ class ActionExecutor:
 
     async def _patch(self, job: WorkKey, patch: Patch, outcome: Outcome, *, tracked: bool) -> None:
         namespace, name = split_key(patch.key)
-        rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
+        api_version = patch.api_version or _API_VERSION_OF_KIND.get(patch.kind, "v1")
+        rt = resource_for(api_version, patch.kind)
         try:
-            await self._kube.patch(
-                rt, name, patch.patch, namespace=namespace, patch_type=patch.patch_type
+            written = await self._kube.patch(
+                rt,
+                name,
+                patch.patch,
+                namespace=namespace,
+                patch_type=patch.patch_type,
+                subresource=patch.subresource,
             )
         except CALL_ERRORS as exc:
-            if not (isinstance(exc, ApiError) and exc.status == 404):
+            status = exc.status if isinstance(exc, ApiError) else 0
+            guarded = "resourceVersion" in (patch.patch.get("metadata") or {})
+            # Gone, or (for a write guarded by a resourceVersion) changed since: the cache
+            # shows the newer object and the job syncs again from it.
+            if not (status == 404 or (status == 409 and guarded)):
                 outcome.errors.append(exc)
                 if patch.releases and tracked:
                     self._cache.finalizers.observed(str(job), patch.releases)
+            return
+        if patch.api_version:
+            # A job or Workload written by Kueue's step: its next sync must see the write.
+            self._cache.observe_written(written)
 
     async def _deletions(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
         kinds = actions.delete_kinds or ["Pod"] * len(actions.delete)

@@ -2,7 +2,8 @@
 
 The service's cache and ``shoal simulate``'s snapshot both index objects by the job that
 controls them and keep the ownerless ones of each namespace; ``observe`` asks either for the
-job's pods, PodGroups, Services and Commands, and the ownerless pods (adoption candidates),
+job's pods, PodGroups, Services, Commands and Kueue Workloads, the ResourceFlavors, and the
+ownerless pods (adoption candidates),
 PodGroups and Services of its namespace.
 """
 
@@ -10,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from services.jobcontroller.cache import COMMAND, POD, PODGROUP, SERVICE, WorkKey
+from services.jobcontroller.cache import (
+    COMMAND,
+    POD,
+    PODGROUP,
+    RESOURCE_FLAVOR,
+    SERVICE,
+    WORKLOAD,
+    WorkKey,
+)
 from services.jobcontroller.core import Observed
 from shared.kube.keys import split_key
 
@@ -21,6 +30,10 @@ class ObjectIndex(Protocol):
     def owned(self, job: WorkKey, type_key: str) -> list[Any]: ...
 
     def loose(self, type_key: str, namespace: str) -> list[Any]: ...
+
+    def cluster_scoped(self, type_key: str) -> list[Any]:
+        """Every object of a cluster-scoped ``type_key`` (ResourceFlavors)."""
+        ...
 
 
 def observe(
@@ -39,4 +52,6 @@ def observe(
         expectations_satisfied=expectations_satisfied,
         orphans=index.loose(POD, namespace),
         finalizers_removing=finalizers_removing,
+        workloads=index.owned(job, WORKLOAD),
+        flavors={f.metadata.name: f for f in index.cluster_scoped(RESOURCE_FLAVOR)},
     )

@@ -15,8 +15,26 @@ from typing import Any
 
 import msgspec
 
-from services.jobcontroller.cache import COMMAND, POD, PODGROUP, SERVICE, WorkKey, work_key
-from shared.models import Command, Model, ObjectMeta, Pod, PodGroup, Service
+from services.jobcontroller.cache import (
+    COMMAND,
+    POD,
+    PODGROUP,
+    RESOURCE_FLAVOR,
+    SERVICE,
+    WORKLOAD,
+    WorkKey,
+    work_key,
+)
+from shared.models import (
+    Command,
+    Model,
+    ObjectMeta,
+    Pod,
+    PodGroup,
+    ResourceFlavor,
+    Service,
+    Workload,
+)
 
 
 @dataclass(slots=True)
@@ -28,6 +46,11 @@ class Snapshot:
     podgroups: list[PodGroup] = field(default_factory=list)
     services: list[Service] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+    flavors: list[ResourceFlavor] = field(default_factory=list)
+
+    def cluster_scoped(self, type_key: str) -> list[Any]:
+        return list(self.flavors) if type_key == RESOURCE_FLAVOR else []
 
     def owned(self, job: WorkKey, type_key: str) -> list[Any]:
         """The objects of ``type_key`` the job controls (Commands: that target it)."""
@@ -53,6 +76,7 @@ class Snapshot:
             POD: self.pods,
             PODGROUP: self.podgroups,
             SERVICE: self.services,
+            WORKLOAD: self.workloads,
         }
         return by_type.get(type_key, [])
 
@@ -68,7 +92,7 @@ def build(objects: list[Model], is_job: Any) -> Snapshot:
         for j in snap.jobs
     }
     for obj in objects:
-        if isinstance(obj, Pod | PodGroup | Service):
+        if isinstance(obj, Pod | PodGroup | Service | Workload):
             obj = _resolve_owners(_with_uid(obj), uids)
         if isinstance(obj, Pod):
             snap.pods.append(obj)
@@ -78,6 +102,10 @@ def build(objects: list[Model], is_job: Any) -> Snapshot:
             snap.services.append(obj)
         elif isinstance(obj, Command):
             snap.commands.append(obj)
+        elif isinstance(obj, Workload):
+            snap.workloads.append(obj)
+        elif isinstance(obj, ResourceFlavor):
+            snap.flavors.append(obj)
     return snap
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from services.jobcontroller import kinds, observing, podgroups
+from services.jobcontroller import kinds, kueue, observing, podgroups
 from services.jobcontroller.cache import (
     OWNED_TYPES,
     POD,
@@ -90,7 +90,7 @@ class Syncer:
             await self._report_invalid(key, _head(job), str(exc), reason="ReconcileUnavailable")
             return SyncResult(Outcome())
         try:
-            actions = reconciler.reconcile(job, self._observe(key), self._wall_clock())
+            actions = kueue.sync(reconciler.reconcile, job, self._observe(key), self._wall_clock())
         except UserError as exc:
             await self._report_invalid(key, _head(job), str(exc), job=job)
             return SyncResult(Outcome())

@@ -1,7 +1,8 @@
 """Defaulting on create, as the API server's defaulters and admission plugins would do.
 
 Only the fields Shoal relies on: pod scheduler name, restart policy, QoS, requests from limits,
-the batch/v1 Job selector and labels, the Volcano webhook defaults, namespace phase.
+the batch/v1 Job selector and labels, the Volcano webhook defaults, Kueue's job webhook
+(a job for a Kueue queue is created suspended), namespace phase.
 The object passed in is freshly decoded from the request and owned by the caller; it is
 modified in place.
 """
@@ -13,6 +14,7 @@ from typing import Any
 from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, VOLCANO_SCHEDULER_NAME
 
 Obj = dict[str, Any]
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 def _default_container(container: Obj) -> None:
@@ -96,7 +98,22 @@ def _batch_job(obj: Obj, uid: str) -> None:
         template_meta["labels"] = {**(template_meta.get("labels") or {}), **generated}
     template_spec = spec.setdefault("template", {}).setdefault("spec", {})
     default_pod_spec(template_spec)
+    if _kueue_queue(obj):
+        spec["suspend"] = True
     obj["status"] = {}
+
+
+def _kueue_queue(obj: Obj) -> str:
+    """Kueue's job webhook (``ApplyDefaultForSuspend``): a job submitted to a Kueue queue is
+    created suspended, so no pod exists before its Workload is admitted."""
+    return str(((obj.get("metadata") or {}).get("labels") or {}).get(KUEUE_QUEUE_LABEL) or "")
+
+
+def _pytorch_job(obj: Obj, uid: str) -> None:
+    obj.pop("status", None)
+    if _kueue_queue(obj):
+        spec = obj.setdefault("spec", {})
+        spec.setdefault("runPolicy", {})["suspend"] = True
 
 
 def _volcano_job(obj: Obj, uid: str) -> None:
@@ -142,6 +159,7 @@ _BY_KIND = {
     ("v1", "Pod"): _pod,
     ("batch/v1", "Job"): _batch_job,
     ("batch.volcano.sh/v1alpha1", "Job"): _volcano_job,
+    ("kubeflow.org/v1", "PyTorchJob"): _pytorch_job,
     ("scheduling.volcano.sh/v1beta1", "Queue"): _queue,
     ("v1", "Namespace"): _namespace,
     ("v1", "Service"): _service,

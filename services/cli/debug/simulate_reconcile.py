@@ -59,7 +59,7 @@ def simulate(
     table: ReconcilerTable | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """One sync of every job in ``text``: (output per job key, error lines)."""
-    from services.jobcontroller import kinds, observing, snapshot
+    from services.jobcontroller import kinds, kueue, observing, snapshot
     from services.jobcontroller.cache import work_key
     from shared.expectations import Expectations
     from shared.models import load_manifests, object_key
@@ -87,7 +87,7 @@ def simulate(
             errors.append(f"{key}: {exc}")
             result[key] = {"kind": job.kind, "error": str(exc)}
             continue
-        result[key] = _entry(job, reconciler.reconcile(job, observed, now))
+        result[key] = _entry(job, kueue.sync(reconciler.reconcile, job, observed, now))
     for key, entry in _plain_pods(snap).items():
         result[f"Pod {key}" if key in result else key] = entry
     return result, errors

@@ -19,6 +19,7 @@ import msgspec
 from services.scheduler.api.status import Status
 from services.scheduler.kueue.result import AdmissionResult, Admitted
 from services.scheduler.kueue.workloads import condition, holds_quota, is_finished
+from shared.kube.conditions import same_ignoring_time, set_condition
 from shared.models import ClusterQueue, Json, LocalQueue, ResourceFlavor, Workload, object_key
 
 QUOTA_RESERVED, ADMITTED, EVICTED, PREEMPTED = "QuotaReserved", "Admitted", "Evicted", "Preempted"
@@ -38,7 +39,6 @@ _PENDING_REASONS = {
     "ClusterQueueNotFound": "Misconfigured",
     "PendingPreemption": "WaitingForPreemptedWorkloads",
 }
-MAX_MESSAGE = 32 * 1024  # api.TruncateConditionMessage
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
@@ -51,26 +51,6 @@ class StatusUpdate:
     uid: str
     resource_version: str
     status: Json
-
-
-def set_condition(
-    conditions: list[Json], kind: str, status: str, reason: str, message: str, now: str
-) -> None:
-    """``apimeta.SetStatusCondition``: replace by type; keep the time if the status is the same."""
-    new: Json = {
-        "type": kind,
-        "status": status,
-        "reason": reason,
-        "message": message[:MAX_MESSAGE],
-        "lastTransitionTime": now,
-    }
-    for i, old in enumerate(conditions):
-        if old.get("type") == kind:
-            if old.get("status") == status:
-                new["lastTransitionTime"] = old.get("lastTransitionTime") or now
-            conditions[i] = new
-            return
-    conditions.append(new)
 
 
 def _reset(conditions: list[Json], kind: str, reason: str, now: str) -> None:
@@ -197,7 +177,7 @@ def _workload_status(
         why: Status = result.pending[key]
         reason = _PENDING_REASONS.get(why.reason, "WaitingForQuota")
         set_condition(conditions, QUOTA_RESERVED, "False", reason, why.message, now)
-    if new_admission is None and _same(current, conditions):
+    if new_admission is None and same_ignoring_time(current, conditions):
         return None
     status: Json = {"conditions": conditions}
     if new_admission is not None:
@@ -208,13 +188,6 @@ def _workload_status(
 def _true(wl: Workload, kind: str) -> bool:
     found = condition(wl, kind)
     return found is not None and found.status == "True"
-
-
-def _same(old: list[Json], new: list[Json]) -> bool:
-    def strip(conditions: list[Json]) -> list[Json]:
-        return [{k: v for k, v in c.items() if k != "lastTransitionTime"} for c in conditions]
-
-    return strip(old) == strip(new)
 
 
 def _counts(
@@ -311,5 +284,5 @@ def _queue_status(
     unchanged = all(
         current.get(k, 0) == status[k]
         for k in ("pendingWorkloads", "reservingWorkloads", "admittedWorkloads")
-    ) and _same(old_conditions, conditions)
+    ) and same_ignoring_time(old_conditions, conditions)
     return None if unchanged else status

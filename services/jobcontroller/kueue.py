@@ -1,0 +1,445 @@
+"""Kueue's job integration (``jobframework.JobReconciler``) as a pure step before a job's sync.
+
+A batch/v1 Job or PyTorchJob with the ``kueue.x-k8s.io/queue-name`` label runs only while its
+Workload is admitted, as Kueue's reconciler keeps it:
+
+- no Workload yet: create one (``<kind>-<name>-<hash>``, owned by the job, one pod set per
+  replica type, labels and priority class as Kueue sets them); a job that is not suspended is
+  suspended first (Kueue's webhook suspends it at creation, kubesim plays that webhook);
+- the job finished: the Workload gets ``Finished`` (``Succeeded``/``Failed``);
+- the Workload is evicted (preempted): the job is stopped (suspended, its pod templates restored
+  from the Workload) and, once no pod of it is active, the admission is cleared
+  (``QuotaReserved=False``, ``Requeued``) so the Workload queues again;
+- suspended and admitted: the job starts: ``suspend: false`` with each pod set's flavors'
+  node labels merged into its nodeSelector and their tolerations added (``podset.Merge``), and
+  partial admission's count as parallelism when the job allows it;
+- running but not admitted: stopped.
+
+The job's own reconcile runs after this step unless the step says the job must first be
+stopped or started (its next sync sees the patched job).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from services.jobcontroller.core import Actions, Observed, Patch
+from shared.kube.conditions import is_true, same_ignoring_time, set_condition
+from shared.kube.timefmt import format_rfc3339
+from shared.models import Job, Json, PyTorchJob, ResourceFlavor, Workload
+
+KUEUE_API = "kueue.x-k8s.io/v1beta1"
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
+COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-completions-equal-parallelism"
+_MAX_NAME = 253  # without the ShortWorkloadNames gate
+_HASH = 5
+
+
+@dataclass(frozen=True, slots=True)
+class KueueStep:
+    """What Kueue's reconciler adds to this sync, and whether the job's own sync runs too."""
+
+    actions: Actions
+    run_job: bool
+
+
+# -- per kind -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JobShape:
+    """How Kueue's integration of one job kind reads and changes it."""
+
+    group: str
+    templates: Callable[[Any], list[tuple[str, int, Json, int | None]]]
+    """(pod set name, count, pod template, minCount) in Kueue's pod set order."""
+    finished: Callable[[Any], tuple[str, bool, bool]]
+    """(message, success, finished) as ``GenericJob.Finished``."""
+    suspended: Callable[[Any], bool]
+    suspend_patch: Callable[[bool], Json]
+    template_patch: Callable[[Any, list[Json]], Json]
+    """The merge patch that sets each pod set's template spec (nodeSelector, tolerations)."""
+
+
+def _batch_templates(job: Job) -> list[tuple[str, int, Json, int | None]]:
+    count = job.spec.parallelism if job.spec.parallelism is not None else 1
+    if job.spec.completions is not None and job.spec.completions < count:
+        count = job.spec.completions
+    minimum = job.metadata.annotations.get(MIN_PARALLELISM_ANNOTATION, "")
+    return [("main", count, job.spec.template, int(minimum) if minimum.isdigit() else None)]
+
+
+def _batch_finished(job: Job) -> tuple[str, bool, bool]:
+    for c in job.status.conditions:
+        if c.type in ("Complete", "Failed") and c.status == "True":
+            return c.message or "", c.type != "Failed", True
+    return "", True, False
+
+
+def _batch_template_patch(job: Job, specs: list[Json]) -> Json:
+    return {"spec": {"template": {"spec": specs[0]}}}
+
+
+BATCH_JOB = JobShape(
+    group="batch",
+    templates=_batch_templates,
+    finished=_batch_finished,
+    suspended=lambda job: bool(job.spec.suspend),
+    suspend_patch=lambda suspend: {"spec": {"suspend": suspend}},
+    template_patch=_batch_template_patch,
+)
+
+_PYTORCH_ORDER = ("Master", "Worker")
+
+
+def _replica_types(job: PyTorchJob) -> list[str]:
+    types = list(job.spec.pytorchReplicaSpecs)
+    return sorted(types, key=lambda t: (_PYTORCH_ORDER.index(t) if t in _PYTORCH_ORDER else 2, t))
+
+
+def _pytorch_templates(job: PyTorchJob) -> list[tuple[str, int, Json, int | None]]:
+    found: list[tuple[str, int, Json, int | None]] = []
+    for kind in _replica_types(job):
+        replica = job.spec.pytorchReplicaSpecs[kind]
+        count = replica.replicas if replica.replicas is not None else 1
+        found.append((kind.lower(), count, replica.template, None))
+    return found
+
+
+def _pytorch_finished(job: PyTorchJob) -> tuple[str, bool, bool]:
+    for c in job.status.conditions:
+        if c.type in ("Succeeded", "Failed") and c.status == "True":
+            return c.message or "", c.type != "Failed", True
+    return "", True, False
+
+
+def _pytorch_template_patch(job: PyTorchJob, specs: list[Json]) -> Json:
+    return {
+        "spec": {
+            "pytorchReplicaSpecs": {
+                kind: {"template": {"spec": spec}}
+                for kind, spec in zip(_replica_types(job), specs, strict=True)
+            }
+        }
+    }
+
+
+PYTORCH_JOB = JobShape(
+    group="kubeflow.org",
+    templates=_pytorch_templates,
+    finished=_pytorch_finished,
+    suspended=lambda job: bool(job.spec.runPolicy.suspend),
+    suspend_patch=lambda suspend: {"spec": {"runPolicy": {"suspend": suspend}}},
+    template_patch=_pytorch_template_patch,
+)
+
+SHAPES: Mapping[tuple[str, str], JobShape] = {
+    ("batch/v1", "Job"): BATCH_JOB,
+    ("kubeflow.org/v1", "PyTorchJob"): PYTORCH_JOB,
+}
+
+
+# -- names and manifests ------------------------------------------------------------------------
+
+
+def workload_name(job: Any, group: str) -> str:
+    """``GetWorkloadNameForOwnerWithGVK``: ``<kind>-<name>`` cut to fit, ``-`` and a hash."""
+    meta = job.metadata
+    digest = hashlib.sha1(
+        "\n".join((job.kind, group, meta.name, meta.uid)).encode(), usedforsecurity=False
+    ).hexdigest()
+    prefix = f"{job.kind.lower()}-{meta.name}"[: _MAX_NAME - 1 - _HASH]
+    return f"{prefix}-{digest[:_HASH]}"
+
+
+def queue_name(job: Any) -> str:
+    return str(job.metadata.labels.get(QUEUE_NAME_LABEL) or "")
+
+
+def workload_manifest(job: Any, shape: JobShape) -> Json:
+    meta = job.metadata
+    podsets: list[Json] = []
+    priority_class = ""
+    for name, count, template, minimum in shape.templates(job):
+        podset: Json = {"name": name, "count": count, "template": copy.deepcopy(template)}
+        if minimum is not None:
+            podset["minCount"] = minimum
+        podsets.append(podset)
+        priority_class = priority_class or str(
+            (template.get("spec") or {}).get("priorityClassName") or ""
+        )
+    spec: Json = {"queueName": queue_name(job), "podSets": podsets}
+    workload_class = meta.labels.get(PRIORITY_CLASS_LABEL)
+    if workload_class:
+        spec["priorityClassName"] = workload_class
+        spec["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
+    elif priority_class:
+        spec["priorityClassName"] = priority_class
+        spec["priorityClassSource"] = "scheduling.k8s.io/priorityclass"
+    return {
+        "apiVersion": KUEUE_API,
+        "kind": "Workload",
+        "metadata": {
+            "name": workload_name(job, shape.group),
+            "namespace": meta.namespace or "default",
+            "labels": {JOB_UID_LABEL: meta.uid},
+            "ownerReferences": [
+                {
+                    "apiVersion": job.apiVersion,
+                    "kind": job.kind,
+                    "name": meta.name,
+                    "uid": meta.uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": spec,
+    }
+
+
+# -- pod set info: inject on start, restore on stop ----------------------------------------------
+
+
+def _started_specs(
+    job: Any, shape: JobShape, wl: Workload, flavors: Mapping[str, ResourceFlavor]
+) -> list[Json]:
+    """Each pod set's template spec with its assigned flavors' labels and tolerations."""
+    assignments = (
+        {a.name: a for a in wl.status.admission.podSetAssignments} if (wl.status.admission) else {}
+    )
+    specs: list[Json] = []
+    for name, _, template, _ in shape.templates(job):
+        spec = template.get("spec") or {}
+        selector = dict(spec.get("nodeSelector") or {})
+        tolerations = list(spec.get("tolerations") or [])
+        assignment = assignments.get(name)
+        for flavor_name in sorted(set(assignment.flavors.values()) if assignment else ()):
+            flavor = flavors.get(flavor_name)
+            if flavor is None:
+                continue
+            selector.update(flavor.spec.nodeLabels)
+            for toleration in msgspec.to_builtins(flavor.spec.tolerations):
+                if toleration not in tolerations:
+                    tolerations.append(toleration)
+        specs.append({"nodeSelector": selector or None, "tolerations": tolerations or None})
+    return specs
+
+
+def _restored_specs(job: Any, shape: JobShape, wl: Workload) -> list[Json]:
+    """The templates' nodeSelector and tolerations as the Workload recorded them (keys the
+    start added are removed: ``None`` in a merge patch)."""
+    originals = {ps.name: ps.template.get("spec") or {} for ps in wl.spec.podSets}
+    specs: list[Json] = []
+    for name, _, template, _ in shape.templates(job):
+        original = originals.get(name, {})
+        current = (template.get("spec") or {}).get("nodeSelector") or {}
+        selector: Json = dict.fromkeys(current)
+        selector.update(original.get("nodeSelector") or {})
+        specs.append(
+            {"nodeSelector": selector or None, "tolerations": original.get("tolerations") or None}
+        )
+    return specs
+
+
+def _merge(*patches: Json) -> Json:
+    out: Json = {}
+    for patch in patches:
+        for key, value in patch.items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = _merge(out[key], value)
+            else:
+                out[key] = value
+    return out
+
+
+# -- the reconcile step ---------------------------------------------------------------------------
+
+
+def reconcile(
+    job: Any,
+    workloads: list[Workload],
+    flavors: Mapping[str, ResourceFlavor],
+    *,
+    active: int,
+    now: float,
+) -> KueueStep | None:
+    """Kueue's step for ``job`` (None: not a Kueue job); ``active``: its pods still running."""
+    shape = SHAPES.get((job.apiVersion, job.kind))
+    if shape is None or (not queue_name(job) and not workloads):
+        return None
+    name = workload_name(job, shape.group)
+    wl = next((w for w in workloads if w.metadata.name == name), None)
+    actions = Actions()
+    key = f"{job.metadata.namespace or 'default'}/{job.metadata.name}"
+    suspended = shape.suspended(job)
+
+    def patch_job(patch: Json) -> None:
+        actions.patch.append(Patch(kind=job.kind, api_version=job.apiVersion, key=key, patch=patch))
+
+    message, success, finished = shape.finished(job)
+    if finished:
+        if wl is not None and not is_true(_conditions(wl), "Finished"):
+            reason = "Succeeded" if success else "Failed"
+            _status_patch(actions, wl, [("Finished", "True", reason, message)], now)
+            actions.events.append(
+                ("Normal", "FinishedWorkload", f"Workload '{_key(wl)}' is declared finished")
+            )
+        return KueueStep(actions, run_job=True)
+    if wl is None:
+        manifest = workload_manifest(job, shape)
+        actions.create.append(manifest)
+        actions.events.append(
+            ("Normal", "CreatedWorkload", f"Created Workload: {key.split('/')[0]}/{name}")
+        )
+        if not suspended:
+            patch_job(shape.suspend_patch(True))
+        return KueueStep(actions, run_job=suspended)
+    conditions = _conditions(wl)
+    evicted = next(
+        (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"), None
+    )
+    if evicted is not None:
+        if not suspended:
+            patch_job(_merge(shape.suspend_patch(True), _restore(job, shape, wl)))
+            actions.events.append(("Normal", "Stopped", str(evicted.get("message") or "")))
+            return KueueStep(actions, run_job=False)
+        if wl.status.admission is not None and active == 0:
+            requeued = "True" if evicted.get("reason") in ("Preempted", "NodeFailures") else "False"
+            reason, why = str(evicted.get("reason") or ""), str(evicted.get("message") or "")
+            _status_patch(
+                actions,
+                wl,
+                [
+                    ("Requeued", requeued, reason, why),
+                    ("QuotaReserved", "False", "PendingEvaluation", why),
+                    ("Admitted", "False", "NoReservation", "The workload has no reservation"),
+                ],
+                now,
+                clear_admission=True,
+            )
+        return KueueStep(actions, run_job=True)
+    admitted = is_true(conditions, "Admitted")
+    if suspended:
+        if admitted:
+            specs = _started_specs(job, shape, wl, flavors)
+            patch_job(
+                _merge(
+                    shape.suspend_patch(False),
+                    shape.template_patch(job, specs),
+                    _partial_admission(job, shape, wl),
+                )
+            )
+            queue = wl.status.admission.clusterQueue if wl.status.admission else ""
+            actions.events.append(("Normal", "Started", f"Admitted by clusterQueue {queue}"))
+            return KueueStep(actions, run_job=False)
+        return KueueStep(actions, run_job=True)
+    if not admitted:
+        patch_job(_merge(shape.suspend_patch(True), _restore(job, shape, wl)))
+        actions.events.append(("Normal", "Stopped", "Not admitted by cluster queue"))
+        return KueueStep(actions, run_job=False)
+    return KueueStep(actions, run_job=True)
+
+
+def _restore(job: Any, shape: JobShape, wl: Workload) -> Json:
+    patch = shape.template_patch(job, _restored_specs(job, shape, wl))
+    if shape is BATCH_JOB and MIN_PARALLELISM_ANNOTATION in job.metadata.annotations:
+        patch = _merge(patch, {"spec": {"parallelism": wl.spec.podSets[0].count}})
+    return patch
+
+
+def _partial_admission(job: Any, shape: JobShape, wl: Workload) -> Json:
+    """``RunWithPodSetsInfo``: a Job that accepts partial admission runs the admitted count."""
+    if shape is not BATCH_JOB or MIN_PARALLELISM_ANNOTATION not in job.metadata.annotations:
+        return {}
+    if wl.status.admission is None or not wl.status.admission.podSetAssignments:
+        return {}
+    count = wl.status.admission.podSetAssignments[0].count
+    if count is None:
+        return {}
+    spec: Json = {"parallelism": count}
+    if job.metadata.annotations.get(COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION) == "true":
+        spec["completions"] = count
+    return {"spec": spec}
+
+
+def _conditions(wl: Workload) -> list[Json]:
+    found: list[Json] = msgspec.to_builtins(wl.status.conditions)
+    return found
+
+
+def _key(wl: Workload) -> str:
+    return f"{wl.metadata.namespace or 'default'}/{wl.metadata.name}"
+
+
+def _status_patch(
+    actions: Actions,
+    wl: Workload,
+    changes: list[tuple[str, str, str, str]],
+    now: float,
+    *,
+    clear_admission: bool = False,
+) -> None:
+    """A status write of the whole condition list (a merge patch replaces lists), guarded by
+    the resourceVersion it was computed from."""
+    current = _conditions(wl)
+    conditions = [dict(c) for c in current]
+    stamp = format_rfc3339(now)
+    for kind, value, reason, message in changes:
+        set_condition(conditions, kind, value, reason, message, stamp)
+    if same_ignoring_time(current, conditions) and not clear_admission:
+        return
+    status: Json = {"conditions": conditions}
+    if clear_admission:
+        status["admission"] = None
+    actions.patch.append(
+        Patch(
+            kind="Workload",
+            api_version=KUEUE_API,
+            key=_key(wl),
+            patch={"metadata": {"resourceVersion": wl.metadata.resourceVersion}, "status": status},
+            subresource="status",
+        )
+    )
+
+
+def sync(
+    job_reconcile: Callable[[Any, Observed, float], Actions],
+    job: Any,
+    observed: Observed,
+    now: float,
+) -> Actions:
+    """One sync of ``job``: Kueue's step (for a Kueue job), then the kind's reconcile unless
+    the step holds it back; what both decided, Kueue's first."""
+    active = sum(
+        1
+        for pod in observed.pods
+        if pod.status.phase not in ("Succeeded", "Failed")
+        and pod.metadata.deletionTimestamp is None
+    )
+    step = None
+    if observed.expectations_satisfied:  # a Workload creation in flight: wait for it
+        step = reconcile(job, observed.workloads, observed.flavors, active=active, now=now)
+    if step is None:
+        return job_reconcile(job, observed, now)
+    if not step.run_job:
+        return step.actions
+    return _combined(step.actions, job_reconcile(job, observed, now))
+
+
+def _combined(first: Actions, then: Actions) -> Actions:
+    if first.create and then.create_batches:
+        then.create_batches = [len(first.create), *then.create_batches]
+    then.create = [*first.create, *then.create]
+    then.patch = [*first.patch, *then.patch]
+    then.events = [*first.events, *then.events]
+    return then
