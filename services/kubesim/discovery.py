@@ -127,6 +127,22 @@ class Discovery:
                 "definitions": {},
             }
         )
+        self.openapi_v2_protobuf = _openapi_v2_protobuf("Kubernetes", "v1.32.0")
+
+
+def _proto_string(field: int, value: bytes) -> bytes:
+    """One length-delimited protobuf field (the lengths here stay below 128: one byte)."""
+    assert len(value) < 128
+    return bytes([field << 3 | 2, len(value)]) + value
+
+
+def _openapi_v2_protobuf(title: str, version: str) -> bytes:
+    """The same empty document in gnostic's ``openapi_v2.Document`` protobuf encoding, which
+    kubectl asks for (``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``) when a kind
+    is missing from OpenAPI v3: it then finds no schema and reports the real server's
+    ``no matches for kind`` instead of failing to parse JSON as protobuf."""
+    info = _proto_string(1, title.encode()) + _proto_string(2, version.encode())
+    return _proto_string(1, b"2.0") + _proto_string(2, info)
 
 
 def _openapi_v3(group: str, version: str, rtypes: list[ResourceType]) -> Obj:

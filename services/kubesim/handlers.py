@@ -18,6 +18,7 @@ from aiohttp import web
 from services.kubesim import apierrors, tables
 from services.kubesim.apierrors import ApiError
 from services.kubesim.behaviour import disruption_condition, with_condition
+from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
 from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
@@ -31,6 +32,7 @@ from services.kubesim.selectors import (
 )
 from services.kubesim.store import Store
 from services.kubesim.streaming import WatchSettings, serve_watch
+from services.kubesim.watch import Render
 from shared.kube.patch import merge_patch
 from shared.kube.timefmt import format_rfc3339
 
@@ -39,6 +41,7 @@ Predicate = Any
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 _JSON = "application/json"
+_OPENAPI_PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
@@ -89,6 +92,8 @@ class ApiHandler:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path
+        if path == "/openapi/v2" and "protobuf" in request.headers.get("Accept", ""):
+            return web.Response(body=self.discovery.openapi_v2_protobuf, content_type=_OPENAPI_PB)
         static = self._static(path)
         if static is not None:
             return respond(static)
@@ -98,7 +103,14 @@ class ApiHandler:
             if body is None:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return respond(body)
-        target = resolved
+        response = await self._serve(request, resolved)
+        warning = resolved.rtype.deprecation_warning
+        if warning and not response.prepared:
+            # As the API server for a deprecated version: one RFC 7234 warning per response.
+            response.headers["Warning"] = f'299 - "{warning}"'
+        return response
+
+    async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
         query = request.query
         verb = self._verb(request.method, target, query)
         if self.faults.active:
@@ -190,7 +202,9 @@ class ApiHandler:
     # ---- reads -------------------------------------------------------------------------------
 
     def _get(self, request: web.Request, target: Target) -> web.Response:
-        obj = self.store.get(target.rtype, self._namespace(target), target.name)
+        obj = from_storage(
+            target.rtype, self.store.get(target.rtype, self._namespace(target), target.name)
+        )
         if tables.wants_table(request.headers.get("Accept", "")):
             rv = obj["metadata"]["resourceVersion"]
             return respond(tables.table(target.rtype, [obj], rv, time.time()))
@@ -227,6 +241,7 @@ class ApiHandler:
         token = query.get("continue", "")
         if limit or token:
             objects, metadata = _page(objects, limit or 0, token, rv)
+        objects = [from_storage(rtype, o) for o in objects]
         if tables.wants_table(request.headers.get("Accept", "")):
             body = tables.table(rtype, objects, metadata["resourceVersion"], time.time())
             body["metadata"] = metadata
@@ -245,6 +260,8 @@ class ApiHandler:
         render = None
         if tables.wants_table(request.headers.get("Accept", "")):
             render = tables.table_renderer(target.rtype)
+        if target.rtype.stored_as != target.rtype.version:
+            render = _converting(target.rtype, render)
         return await serve_watch(
             request,
             store=self.store,
@@ -269,7 +286,8 @@ class ApiHandler:
         kind = body.get("kind")
         if kind and kind != rtype.kind:
             raise apierrors.bad_request(f"the body kind {kind!r} does not match {rtype.kind!r}")
-        return respond(self.store.create(rtype, self._namespace(target), body), 201)
+        created = self.store.create(rtype, self._namespace(target), to_storage(rtype, body))
+        return respond(from_storage(rtype, created), 201)
 
     def _evict(self, target: Target, body: Obj) -> web.Response:
         """As the eviction subresource: a pod that is not terminal first gets the
@@ -312,8 +330,10 @@ class ApiHandler:
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
         status = target.subresource == "status"
-        obj = self.store.update(rtype, self._namespace(target), target.name, body, status=status)
-        return respond(obj)
+        obj = self.store.update(
+            rtype, self._namespace(target), target.name, to_storage(rtype, body), status=status
+        )
+        return respond(from_storage(rtype, obj))
 
     def _patch(self, request: web.Request, target: Target, patch: Any) -> web.Response:
         rtype = target.rtype
@@ -327,7 +347,7 @@ class ApiHandler:
                 f"include: {', '.join(accepted)}",
             )
         namespace = self._namespace(target)
-        current = self.store.get(rtype, namespace, target.name)
+        current = from_storage(rtype, self.store.get(rtype, namespace, target.name))
         if kind != "json" and not isinstance(patch, dict):
             raise apierrors.bad_request("a merge patch must be a JSON object")
         try:
@@ -352,8 +372,10 @@ class ApiHandler:
             "resourceVersion": wanted or current["metadata"]["resourceVersion"],
         }
         status = target.subresource == "status"
-        obj = self.store.update(rtype, namespace, target.name, patched, status=status)
-        return respond(obj)
+        obj = self.store.update(
+            rtype, namespace, target.name, to_storage(rtype, patched), status=status
+        )
+        return respond(from_storage(rtype, obj))
 
     def _delete(self, target: Target, query: Any, body: Any) -> web.Response:
         options = body if isinstance(body, dict) else {}
@@ -379,7 +401,7 @@ class ApiHandler:
             precondition_uid=preconditions.get("uid"),
             precondition_rv=preconditions.get("resourceVersion"),
         )
-        return respond(obj)
+        return respond(from_storage(rtype, obj))
 
     def _empty_namespace(self, namespace: str) -> None:
         """Deleting a namespace deletes what it contains (done at once, not in the background)."""
@@ -412,7 +434,7 @@ class ApiHandler:
                 )
             except ApiError:
                 continue
-            deleted.append(gone)
+            deleted.append(from_storage(rtype, gone))
         return respond(
             {
                 "kind": f"{rtype.kind}List",
@@ -421,6 +443,16 @@ class ApiHandler:
                 "items": deleted,
             }
         )
+
+
+def _converting(rtype: ResourceType, render: Render | None) -> Render:
+    """A watch renderer that shows stored objects in ``rtype``'s version."""
+
+    def convert(type_: str, obj: Obj) -> bytes:
+        shown = from_storage(rtype, obj)
+        return render(type_, shown) if render is not None else _encode(shown)
+
+    return convert
 
 
 def _single_node_selector(text: str) -> str | None:
