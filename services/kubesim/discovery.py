@@ -4,7 +4,8 @@ Discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``) lets kubectl and
 kubernetes_asyncio map kinds to resources. The OpenAPI v3 documents are deliberately thin:
 per group-version, the PATCH operation of each resource with its group-version-kind and the
 ``fieldValidation`` parameter (so ``kubectl apply`` chooses server-side validation, which
-kubesim accepts) and a schema that preserves unknown fields.
+kubesim accepts), and for custom resources their CRD's schema (``kubectl explain``); built-in
+kinds get a schema that preserves unknown fields.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def _resource_entries(rtype: ResourceType) -> list[Obj]:
             sub_entry.update(kind="Binding", verbs=["create"])
         elif sub == "eviction":
             sub_entry.update(kind="Eviction", group="policy", version="v1", verbs=["create"])
+        elif sub == "log":
+            sub_entry["verbs"] = ["get"]
         elif sub == "finalize":
             sub_entry["verbs"] = ["update"]
         entries.append(sub_entry)
@@ -154,11 +157,10 @@ def _openapi_v3(group: str, version: str, rtypes: list[ResourceType]) -> Obj:
             continue
         gvk = [{"group": group, "version": version, "kind": rtype.kind}]
         ref_name = f"{group or 'core'}.{version}.{rtype.kind}"
-        schemas[ref_name] = {
-            "type": "object",
-            "x-kubernetes-preserve-unknown-fields": True,
-            "x-kubernetes-group-version-kind": gvk,
-        }
+        # A CRD's own schema, so `kubectl explain` can describe the kind; built-in kinds stay
+        # open (kubesim has no copy of Kubernetes' built-in schemas).
+        schema = rtype.schema or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+        schemas[ref_name] = {**schema, "x-kubernetes-group-version-kind": gvk}
         operation = {
             "operationId": f"patch{rtype.kind}",
             "parameters": [

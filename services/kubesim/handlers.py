@@ -7,21 +7,22 @@ One catch-all route resolves the path (``routing``), applies injected faults, an
 from __future__ import annotations
 
 import asyncio
-import base64
-import heapq
 import time
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
-from services.kubesim import apierrors, tables
+from services.kubesim import apierrors, protobuf, tables
 from services.kubesim.apierrors import ApiError
 from services.kubesim.behaviour import disruption_condition, with_condition
 from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
+from services.kubesim.logs import simulated_log
+from services.kubesim.paging import page, single_node_selector
 from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
+from services.kubesim.protobuf import ProtobufError
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import GroupVersion, Target, is_true, resolve
 from services.kubesim.selectors import (
@@ -42,6 +43,8 @@ _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 _JSON = "application/json"
 _OPENAPI_PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+# aiohttp reports a request without Content-Type as octet-stream; JSON is the API's default.
+_JSON_TYPES = frozenset({_JSON, "application/octet-stream"})
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
@@ -117,11 +120,15 @@ class ApiHandler:
             await self._inject(target, verb)
         if verb == "watch":
             return await self._watch(request, target)
+        if verb == "get" and target.subresource == "log":
+            pod = self.store.get(target.rtype, self._namespace(target), target.name)
+            text = simulated_log(pod, request.query.get("container"))
+            return web.Response(text=text, content_type="text/plain")
         if verb == "get":
             return self._get(request, target)
         if verb == "list":
             return self._list(request, target)
-        body = _decode_body(await request.read()) if request.can_read_body else None
+        body = await self._body(request, verb)
         if verb == "create":
             return self._create(target, body)
         if verb == "update":
@@ -158,6 +165,24 @@ class ApiHandler:
         return None
 
     @staticmethod
+    async def _body(request: web.Request, verb: str) -> Any:
+        if not request.can_read_body:
+            return None
+        raw = await request.read()
+        if verb not in ("create", "update") or request.content_type in _JSON_TYPES:
+            return _decode_body(raw)
+        if request.content_type == protobuf.MEDIA_TYPE:
+            try:
+                return protobuf.decode(raw)
+            except ProtobufError as exc:
+                raise apierrors.bad_request(f"the protobuf body cannot be read: {exc}") from exc
+        raise ApiError(
+            415,
+            "the body of the request was in an unknown format - accepted media types include: "
+            f"{_JSON}, {protobuf.MEDIA_TYPE}",
+        )
+
+    @staticmethod
     def _verb(method: str, target: Target, query: Any) -> str:
         rtype = target.rtype
         if rtype.create_only and method != "POST":
@@ -171,11 +196,7 @@ class ApiHandler:
         if (
             target.name
             and method in ("PUT", "PATCH", "DELETE")
-            and target.subresource
-            not in (
-                "binding",
-                "eviction",
-            )
+            and target.subresource not in ("binding", "eviction", "log")
         ):
             return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
         if method == "DELETE" and not target.name:
@@ -220,7 +241,7 @@ class ApiHandler:
 
     def _candidates(self, target: Target, query: Any) -> list[Obj]:
         rtype = target.rtype
-        node = _single_node_selector(query.get("fieldSelector", ""))
+        node = single_node_selector(query.get("fieldSelector", ""))
         if node is not None and rtype.kind == "Pod" and not rtype.group:
             objects = self.store.pods_on_node(node)
             if target.namespace is not None:
@@ -240,7 +261,7 @@ class ApiHandler:
         limit = _int_param(query, "limit")
         token = query.get("continue", "")
         if limit or token:
-            objects, metadata = _page(objects, limit or 0, token, rv)
+            objects, metadata = page(objects, limit or 0, token, rv)
         objects = [from_storage(rtype, o) for o in objects]
         if tables.wants_table(request.headers.get("Accept", "")):
             body = tables.table(rtype, objects, metadata["resourceVersion"], time.time())
@@ -453,42 +474,3 @@ def _converting(rtype: ResourceType, render: Render | None) -> Render:
         return render(type_, shown) if render is not None else _encode(shown)
 
     return convert
-
-
-def _single_node_selector(text: str) -> str | None:
-    """The node name of a field selector that is exactly ``spec.nodeName=<node>``."""
-    if "," in text or "!" in text:
-        return None
-    path, sep, value = text.replace("==", "=").partition("=")
-    if sep and path.strip() == "spec.nodeName" and value.strip():
-        return value.strip()
-    return None
-
-
-def _page(objects: list[Obj], limit: int, token: str, rv: str) -> tuple[list[Obj], Obj]:
-    """One page in (namespace, name) order; the continue token carries the last key."""
-    start: tuple[str, str] = ("", "")
-    if token:
-        try:
-            state = _decode(base64.urlsafe_b64decode(token.encode()))
-            start = (state["start"][0], state["start"][1])
-            rv = state["rv"]
-        except (ValueError, KeyError, TypeError, IndexError, msgspec.DecodeError) as exc:
-            raise ApiError(
-                410, "the provided continue parameter is too old or malformed", reason="Expired"
-            ) from exc
-
-    def key(o: Obj) -> tuple[str, str]:
-        return (o["metadata"].get("namespace", ""), o["metadata"]["name"])
-
-    rest = [o for o in objects if key(o) > start] if token else objects
-    page = heapq.nsmallest(limit + 1, rest, key=key) if limit else sorted(rest, key=key)
-    metadata: Obj = {"resourceVersion": rv}
-    if limit and len(page) > limit:
-        page = page[:limit]
-        last = key(page[-1])
-        metadata["continue"] = base64.urlsafe_b64encode(
-            _encode({"rv": rv, "start": list(last)})
-        ).decode()
-        metadata["remainingItemCount"] = len(rest) - limit
-    return page, metadata

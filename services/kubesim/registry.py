@@ -44,7 +44,7 @@ def _r(
 
 # group, version, kind, plural, namespaced, subresources, short names
 BUILTINS: tuple[ResourceType, ...] = (
-    _r("", "v1", "Pod", "pods", True, ("status", "binding", "eviction"), ("po",)),
+    _r("", "v1", "Pod", "pods", True, ("status", "binding", "eviction", "log"), ("po",)),
     _r("", "v1", "Node", "nodes", False, ("status",), ("no",)),
     _r("", "v1", "Service", "services", True, ("status",), ("svc",)),
     _r("", "v1", "Event", "events", True, (), ("ev",)),
