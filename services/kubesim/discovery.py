@@ -4,7 +4,8 @@ Discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<g>/<v>``) lets kubectl and
 kubernetes_asyncio map kinds to resources. The OpenAPI v3 documents are deliberately thin:
 per group-version, the PATCH operation of each resource with its group-version-kind and the
 ``fieldValidation`` parameter (so ``kubectl apply`` chooses server-side validation, which
-kubesim accepts) and a schema that preserves unknown fields.
+kubesim accepts), and for custom resources their CRD's schema (``kubectl explain``); built-in
+kinds get a schema that preserves unknown fields.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def _resource_entries(rtype: ResourceType) -> list[Obj]:
             sub_entry.update(kind="Binding", verbs=["create"])
         elif sub == "eviction":
             sub_entry.update(kind="Eviction", group="policy", version="v1", verbs=["create"])
+        elif sub == "log":
+            sub_entry["verbs"] = ["get"]
         elif sub == "finalize":
             sub_entry["verbs"] = ["update"]
         entries.append(sub_entry)
@@ -127,6 +130,22 @@ class Discovery:
                 "definitions": {},
             }
         )
+        self.openapi_v2_protobuf = _openapi_v2_protobuf("Kubernetes", "v1.32.0")
+
+
+def _proto_string(field: int, value: bytes) -> bytes:
+    """One length-delimited protobuf field (the lengths here stay below 128: one byte)."""
+    assert len(value) < 128
+    return bytes([field << 3 | 2, len(value)]) + value
+
+
+def _openapi_v2_protobuf(title: str, version: str) -> bytes:
+    """The same empty document in gnostic's ``openapi_v2.Document`` protobuf encoding, which
+    kubectl asks for (``application/com.github.proto-openapi.spec.v2@v1.0+protobuf``) when a kind
+    is missing from OpenAPI v3: it then finds no schema and reports the real server's
+    ``no matches for kind`` instead of failing to parse JSON as protobuf."""
+    info = _proto_string(1, title.encode()) + _proto_string(2, version.encode())
+    return _proto_string(1, b"2.0") + _proto_string(2, info)
 
 
 def _openapi_v3(group: str, version: str, rtypes: list[ResourceType]) -> Obj:
@@ -138,11 +157,10 @@ def _openapi_v3(group: str, version: str, rtypes: list[ResourceType]) -> Obj:
             continue
         gvk = [{"group": group, "version": version, "kind": rtype.kind}]
         ref_name = f"{group or 'core'}.{version}.{rtype.kind}"
-        schemas[ref_name] = {
-            "type": "object",
-            "x-kubernetes-preserve-unknown-fields": True,
-            "x-kubernetes-group-version-kind": gvk,
-        }
+        # A CRD's own schema, so `kubectl explain` can describe the kind; built-in kinds stay
+        # open (kubesim has no copy of Kubernetes' built-in schemas).
+        schema = rtype.schema or {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+        schemas[ref_name] = {**schema, "x-kubernetes-group-version-kind": gvk}
         operation = {
             "operationId": f"patch{rtype.kind}",
             "parameters": [

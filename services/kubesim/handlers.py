@@ -7,20 +7,22 @@ One catch-all route resolves the path (``routing``), applies injected faults, an
 from __future__ import annotations
 
 import asyncio
-import base64
-import heapq
 import time
 from typing import Any
 
 import msgspec
 from aiohttp import web
 
-from services.kubesim import apierrors, tables
+from services.kubesim import apierrors, protobuf, tables
 from services.kubesim.apierrors import ApiError
 from services.kubesim.behaviour import disruption_condition, with_condition
+from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
+from services.kubesim.logs import simulated_log
+from services.kubesim.paging import page, single_node_selector
 from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
+from services.kubesim.protobuf import ProtobufError
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import GroupVersion, Target, is_true, resolve
 from services.kubesim.selectors import (
@@ -31,6 +33,7 @@ from services.kubesim.selectors import (
 )
 from services.kubesim.store import Store
 from services.kubesim.streaming import WatchSettings, serve_watch
+from services.kubesim.watch import Render
 from shared.kube.patch import merge_patch
 from shared.kube.timefmt import format_rfc3339
 
@@ -39,6 +42,9 @@ Predicate = Any
 _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 _JSON = "application/json"
+_OPENAPI_PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+# aiohttp reports a request without Content-Type as octet-stream; JSON is the API's default.
+_JSON_TYPES = frozenset({_JSON, "application/octet-stream"})
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
@@ -89,6 +95,8 @@ class ApiHandler:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path
+        if path == "/openapi/v2" and "protobuf" in request.headers.get("Accept", ""):
+            return web.Response(body=self.discovery.openapi_v2_protobuf, content_type=_OPENAPI_PB)
         static = self._static(path)
         if static is not None:
             return respond(static)
@@ -98,18 +106,29 @@ class ApiHandler:
             if body is None:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return respond(body)
-        target = resolved
+        response = await self._serve(request, resolved)
+        warning = resolved.rtype.deprecation_warning
+        if warning and not response.prepared:
+            # As the API server for a deprecated version: one RFC 7234 warning per response.
+            response.headers["Warning"] = f'299 - "{warning}"'
+        return response
+
+    async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
         query = request.query
         verb = self._verb(request.method, target, query)
         if self.faults.active:
             await self._inject(target, verb)
         if verb == "watch":
             return await self._watch(request, target)
+        if verb == "get" and target.subresource == "log":
+            pod = self.store.get(target.rtype, self._namespace(target), target.name)
+            text = simulated_log(pod, request.query.get("container"))
+            return web.Response(text=text, content_type="text/plain")
         if verb == "get":
             return self._get(request, target)
         if verb == "list":
             return self._list(request, target)
-        body = _decode_body(await request.read()) if request.can_read_body else None
+        body = await self._body(request, verb)
         if verb == "create":
             return self._create(target, body)
         if verb == "update":
@@ -146,6 +165,24 @@ class ApiHandler:
         return None
 
     @staticmethod
+    async def _body(request: web.Request, verb: str) -> Any:
+        if not request.can_read_body:
+            return None
+        raw = await request.read()
+        if verb not in ("create", "update") or request.content_type in _JSON_TYPES:
+            return _decode_body(raw)
+        if request.content_type == protobuf.MEDIA_TYPE:
+            try:
+                return protobuf.decode(raw)
+            except ProtobufError as exc:
+                raise apierrors.bad_request(f"the protobuf body cannot be read: {exc}") from exc
+        raise ApiError(
+            415,
+            "the body of the request was in an unknown format - accepted media types include: "
+            f"{_JSON}, {protobuf.MEDIA_TYPE}",
+        )
+
+    @staticmethod
     def _verb(method: str, target: Target, query: Any) -> str:
         rtype = target.rtype
         if rtype.create_only and method != "POST":
@@ -159,11 +196,7 @@ class ApiHandler:
         if (
             target.name
             and method in ("PUT", "PATCH", "DELETE")
-            and target.subresource
-            not in (
-                "binding",
-                "eviction",
-            )
+            and target.subresource not in ("binding", "eviction", "log")
         ):
             return {"PUT": "update", "PATCH": "patch", "DELETE": "delete"}[method]
         if method == "DELETE" and not target.name:
@@ -190,7 +223,9 @@ class ApiHandler:
     # ---- reads -------------------------------------------------------------------------------
 
     def _get(self, request: web.Request, target: Target) -> web.Response:
-        obj = self.store.get(target.rtype, self._namespace(target), target.name)
+        obj = from_storage(
+            target.rtype, self.store.get(target.rtype, self._namespace(target), target.name)
+        )
         if tables.wants_table(request.headers.get("Accept", "")):
             rv = obj["metadata"]["resourceVersion"]
             return respond(tables.table(target.rtype, [obj], rv, time.time()))
@@ -206,7 +241,7 @@ class ApiHandler:
 
     def _candidates(self, target: Target, query: Any) -> list[Obj]:
         rtype = target.rtype
-        node = _single_node_selector(query.get("fieldSelector", ""))
+        node = single_node_selector(query.get("fieldSelector", ""))
         if node is not None and rtype.kind == "Pod" and not rtype.group:
             objects = self.store.pods_on_node(node)
             if target.namespace is not None:
@@ -226,7 +261,8 @@ class ApiHandler:
         limit = _int_param(query, "limit")
         token = query.get("continue", "")
         if limit or token:
-            objects, metadata = _page(objects, limit or 0, token, rv)
+            objects, metadata = page(objects, limit or 0, token, rv)
+        objects = [from_storage(rtype, o) for o in objects]
         if tables.wants_table(request.headers.get("Accept", "")):
             body = tables.table(rtype, objects, metadata["resourceVersion"], time.time())
             body["metadata"] = metadata
@@ -245,6 +281,8 @@ class ApiHandler:
         render = None
         if tables.wants_table(request.headers.get("Accept", "")):
             render = tables.table_renderer(target.rtype)
+        if target.rtype.stored_as != target.rtype.version:
+            render = _converting(target.rtype, render)
         return await serve_watch(
             request,
             store=self.store,
@@ -269,7 +307,8 @@ class ApiHandler:
         kind = body.get("kind")
         if kind and kind != rtype.kind:
             raise apierrors.bad_request(f"the body kind {kind!r} does not match {rtype.kind!r}")
-        return respond(self.store.create(rtype, self._namespace(target), body), 201)
+        created = self.store.create(rtype, self._namespace(target), to_storage(rtype, body))
+        return respond(from_storage(rtype, created), 201)
 
     def _evict(self, target: Target, body: Obj) -> web.Response:
         """As the eviction subresource: a pod that is not terminal first gets the
@@ -312,8 +351,10 @@ class ApiHandler:
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
         status = target.subresource == "status"
-        obj = self.store.update(rtype, self._namespace(target), target.name, body, status=status)
-        return respond(obj)
+        obj = self.store.update(
+            rtype, self._namespace(target), target.name, to_storage(rtype, body), status=status
+        )
+        return respond(from_storage(rtype, obj))
 
     def _patch(self, request: web.Request, target: Target, patch: Any) -> web.Response:
         rtype = target.rtype
@@ -327,7 +368,7 @@ class ApiHandler:
                 f"include: {', '.join(accepted)}",
             )
         namespace = self._namespace(target)
-        current = self.store.get(rtype, namespace, target.name)
+        current = from_storage(rtype, self.store.get(rtype, namespace, target.name))
         if kind != "json" and not isinstance(patch, dict):
             raise apierrors.bad_request("a merge patch must be a JSON object")
         try:
@@ -352,8 +393,10 @@ class ApiHandler:
             "resourceVersion": wanted or current["metadata"]["resourceVersion"],
         }
         status = target.subresource == "status"
-        obj = self.store.update(rtype, namespace, target.name, patched, status=status)
-        return respond(obj)
+        obj = self.store.update(
+            rtype, namespace, target.name, to_storage(rtype, patched), status=status
+        )
+        return respond(from_storage(rtype, obj))
 
     def _delete(self, target: Target, query: Any, body: Any) -> web.Response:
         options = body if isinstance(body, dict) else {}
@@ -379,7 +422,7 @@ class ApiHandler:
             precondition_uid=preconditions.get("uid"),
             precondition_rv=preconditions.get("resourceVersion"),
         )
-        return respond(obj)
+        return respond(from_storage(rtype, obj))
 
     def _empty_namespace(self, namespace: str) -> None:
         """Deleting a namespace deletes what it contains (done at once, not in the background)."""
@@ -412,7 +455,7 @@ class ApiHandler:
                 )
             except ApiError:
                 continue
-            deleted.append(gone)
+            deleted.append(from_storage(rtype, gone))
         return respond(
             {
                 "kind": f"{rtype.kind}List",
@@ -423,40 +466,11 @@ class ApiHandler:
         )
 
 
-def _single_node_selector(text: str) -> str | None:
-    """The node name of a field selector that is exactly ``spec.nodeName=<node>``."""
-    if "," in text or "!" in text:
-        return None
-    path, sep, value = text.replace("==", "=").partition("=")
-    if sep and path.strip() == "spec.nodeName" and value.strip():
-        return value.strip()
-    return None
+def _converting(rtype: ResourceType, render: Render | None) -> Render:
+    """A watch renderer that shows stored objects in ``rtype``'s version."""
 
+    def convert(type_: str, obj: Obj) -> bytes:
+        shown = from_storage(rtype, obj)
+        return render(type_, shown) if render is not None else _encode(shown)
 
-def _page(objects: list[Obj], limit: int, token: str, rv: str) -> tuple[list[Obj], Obj]:
-    """One page in (namespace, name) order; the continue token carries the last key."""
-    start: tuple[str, str] = ("", "")
-    if token:
-        try:
-            state = _decode(base64.urlsafe_b64decode(token.encode()))
-            start = (state["start"][0], state["start"][1])
-            rv = state["rv"]
-        except (ValueError, KeyError, TypeError, IndexError, msgspec.DecodeError) as exc:
-            raise ApiError(
-                410, "the provided continue parameter is too old or malformed", reason="Expired"
-            ) from exc
-
-    def key(o: Obj) -> tuple[str, str]:
-        return (o["metadata"].get("namespace", ""), o["metadata"]["name"])
-
-    rest = [o for o in objects if key(o) > start] if token else objects
-    page = heapq.nsmallest(limit + 1, rest, key=key) if limit else sorted(rest, key=key)
-    metadata: Obj = {"resourceVersion": rv}
-    if limit and len(page) > limit:
-        page = page[:limit]
-        last = key(page[-1])
-        metadata["continue"] = base64.urlsafe_b64encode(
-            _encode({"rv": rv, "start": list(last)})
-        ).decode()
-        metadata["remainingItemCount"] = len(rest) - limit
-    return page, metadata
+    return convert

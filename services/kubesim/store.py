@@ -78,7 +78,8 @@ class Store:
         self.clock = clock
         self.strict_namespaces = strict_namespaces
         self.rv = 0
-        self.tables = {r.key: Table(r, max_history=max_history) for r in registry.all()}
+        # One table per resource, holding its objects in the storage version.
+        self.tables = {r.key: Table(r, max_history=max_history) for r in registry.stored()}
         self.listeners: list[Listener] = []
         self._suffix = itertools.count(1)
         self._cluster_ips = itertools.count(1)
@@ -119,11 +120,12 @@ class Store:
     # ---- commit ------------------------------------------------------------------------------
 
     def _commit(self, rtype: ResourceType, type_: str, new: Obj, old: Obj | None) -> Obj:
+        table = self.table(rtype)
+        rtype = table.rtype
         self.rv += 1
         meta = dict(new["metadata"])
         meta["resourceVersion"] = str(self.rv)
         new = {**new, "metadata": meta}
-        table = self.table(rtype)
         key = object_key(rtype, meta.get("namespace", ""), meta["name"])
         if type_ == "DELETED":
             table.objects.pop(key, None)
@@ -164,7 +166,9 @@ class Store:
         raise apierrors.ApiError(500, "could not generate a unique name")
 
     def create(self, rtype: ResourceType, namespace: str, body: Obj) -> Obj:
-        """Create from a freshly decoded body (owned by the store from now on)."""
+        """Create from a freshly decoded body in the storage version (owned by the store from
+        now on)."""
+        rtype = self.table(rtype).rtype
         meta = body.get("metadata")
         if not isinstance(meta, dict):
             meta = body["metadata"] = {}
@@ -210,7 +214,9 @@ class Store:
     def update(
         self, rtype: ResourceType, namespace: str, name: str, body: Obj, *, status: bool = False
     ) -> Obj:
-        """PUT (or the result of a PATCH): optimistic concurrency on metadata.resourceVersion."""
+        """PUT (or the result of a PATCH) of a storage-version body: optimistic concurrency on
+        metadata.resourceVersion."""
+        rtype = self.table(rtype).rtype
         old = self.get(rtype, namespace, name)
         meta = body.get("metadata")
         if not isinstance(meta, dict):

@@ -1,4 +1,6 @@
-"""Kueue objects (kueue.x-k8s.io/v1beta1): ResourceFlavor, ClusterQueue, LocalQueue, Workload."""
+"""Kueue objects (kueue.x-k8s.io v1beta1 and v1beta2): ResourceFlavor, ClusterQueue, LocalQueue,
+Workload. Where v1beta2 renamed a field, both names are fields here (``cohort``/``cohortName``,
+``priorityClassName``/``priorityClassRef``)."""
 
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ class ClusterQueuePreemption(Model):
 class ClusterQueueSpec(Model):
     resourceGroups: list[ResourceGroup] = []
     cohort: str | None = None
+    cohortName: str | None = None
     queueingStrategy: str = "BestEffortFIFO"
     namespaceSelector: LabelSelector | None = None
     preemption: ClusterQueuePreemption | None = None
@@ -85,6 +88,7 @@ class WorkloadSpec(Model):
     podSets: list[PodSet] = []
     queueName: str | None = None
     priorityClassName: str | None = None
+    priorityClassRef: Json | None = None
     priority: int | None = None
     active: bool | None = None
 

@@ -52,6 +52,11 @@ KINDS: Mapping[tuple[str, str], type[Model]] = {
     ("kueue.x-k8s.io/v1beta1", "ClusterQueue"): ClusterQueue,
     ("kueue.x-k8s.io/v1beta1", "LocalQueue"): LocalQueue,
     ("kueue.x-k8s.io/v1beta1", "Workload"): Workload,
+    # Kueue's current API: the same models read both (v1beta2 renames are fields of both).
+    ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"): ResourceFlavor,
+    ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ClusterQueue,
+    ("kueue.x-k8s.io/v1beta2", "LocalQueue"): LocalQueue,
+    ("kueue.x-k8s.io/v1beta2", "Workload"): Workload,
 }
 # Keys whose values are ResourceLists anywhere in a manifest; checked so a bad quantity is
 # reported at load time with its path, not deep inside a scheduling cycle.

@@ -19,8 +19,10 @@ from services.scheduler.kueue.model import (
     BEST_EFFORT_FIFO,
     LOWER_OR_NEWER_EQUAL_PRIORITY,
     LOWER_PRIORITY,
+    MAY_STOP_SEARCH,
     NEVER,
     STRICT_FIFO,
+    TRY_NEXT_FLAVOR,
     ClusterQueueState,
     Fungibility,
     Preemption,
@@ -60,10 +62,13 @@ PLUGIN = "queue"
 _WITHIN = (NEVER, LOWER_PRIORITY, LOWER_OR_NEWER_EQUAL_PRIORITY)
 _RECLAIM = (NEVER, LOWER_PRIORITY, ANY)
 _STRATEGIES = (STRICT_FIFO, BEST_EFFORT_FIFO)
+# FlavorFungibility values (apis/kueue/v1beta1/clusterqueue_types.go); ``Borrow`` and
+# ``Preempt`` are the deprecated names of ``MayStopSearch``, converted as Kueue's webhook does.
 _FUNGIBILITY = {
-    "whenCanBorrow": ("Borrow", "TryNextFlavor"),
-    "whenCanPreempt": ("Preempt", "TryNextFlavor"),
+    "whenCanBorrow": (MAY_STOP_SEARCH, TRY_NEXT_FLAVOR, "Borrow"),
+    "whenCanPreempt": (MAY_STOP_SEARCH, TRY_NEXT_FLAVOR, "Preempt"),
 }
+_FUNGIBILITY_DEFAULTS = {"whenCanBorrow": MAY_STOP_SEARCH, "whenCanPreempt": TRY_NEXT_FLAVOR}
 
 
 @dataclass
@@ -80,7 +85,10 @@ def build(objects: Sequence[Model], *, now: datetime, source: str = "input") -> 
     flavors = {f.metadata.name: f for f in of_kind(objects, ResourceFlavor)}
     specs = of_kind(objects, ClusterQueue)
     states = [_cluster_queue(cq, flavors, source) for cq in specs]
-    cohorts = link_cohorts(zip(states, (cq.spec.cohort for cq in specs), strict=True))
+    # v1beta2 names it cohortName.
+    cohorts = link_cohorts(
+        zip(states, (cq.spec.cohortName or cq.spec.cohort for cq in specs), strict=True)
+    )
     snapshot = Snapshot({s.name: s for s in states}, cohorts, flavors)
     inputs = Inputs(snapshot=snapshot, namespace_labels=_namespace_labels(objects))
     local_queues = {
@@ -237,12 +245,13 @@ def _preemption(cq: ClusterQueue, document: str) -> Preemption:
 
 def _fungibility(cq: ClusterQueue, document: str) -> Fungibility:
     given = cq.spec.flavorFungibility or {}
+    values = {}
     for key, allowed in _FUNGIBILITY.items():
-        if key in given:
-            _check(given[key], allowed, document, f"spec.flavorFungibility.{key}")
+        value = given.get(key) or _FUNGIBILITY_DEFAULTS[key]
+        _check(value, allowed, document, f"spec.flavorFungibility.{key}")
+        values[key] = value if value == TRY_NEXT_FLAVOR else MAY_STOP_SEARCH
     return Fungibility(
-        when_can_borrow=given.get("whenCanBorrow", "Borrow"),
-        when_can_preempt=given.get("whenCanPreempt", "TryNextFlavor"),
+        when_can_borrow=values["whenCanBorrow"], when_can_preempt=values["whenCanPreempt"]
     )
 
 

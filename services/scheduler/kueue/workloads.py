@@ -81,7 +81,12 @@ class Priorities:
     def of(self, wl: Workload, template: PodSpec | None, *, document: str) -> int:
         if wl.spec.priority is not None:
             return wl.spec.priority
-        name = wl.spec.priorityClassName or (template.priorityClassName if template else None)
+        ref = wl.spec.priorityClassRef or {}
+        name = (
+            wl.spec.priorityClassName
+            or ref.get("name")  # v1beta2
+            or (template.priorityClassName if template else None)
+        )
         if name is None:
             if template is not None and template.priority is not None:
                 return template.priority

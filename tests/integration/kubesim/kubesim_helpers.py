@@ -3,10 +3,43 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import pytest
+
+from services.kubesim.app import KubeSim
+
 T = TypeVar("T")
+KUBECTL = shutil.which("kubectl")
+needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+
+
+async def run_kubectl(
+    sim: KubeSim, *args: str, stdin: bytes | None = None, timeout: float = 20
+) -> tuple[int, str, str]:
+    """The real kubectl against ``sim``: (exit code, stdout, stderr)."""
+    assert KUBECTL is not None
+    proc = await asyncio.create_subprocess_exec(
+        KUBECTL,
+        *args,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else None,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "KUBECONFIG": str(sim.kubeconfig_path)},
+    )
+    out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def kubectl(sim: KubeSim, *args: str, stdin: bytes | None = None) -> str:
+    """stdout of a kubectl run that must succeed."""
+    code, out, err = await run_kubectl(sim, *args, stdin=stdin)
+    assert code == 0, f"kubectl {' '.join(args)}: {err}"
+    return out
 
 
 def pod(

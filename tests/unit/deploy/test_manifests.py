@@ -27,6 +27,8 @@ from tests.unit.deploy.helm_subset import UnsupportedTemplate, render
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"
 CHART = DEPLOY / "helm" / "shoal"
+# kubesim serves these (package data, so an installed kubesim has them too).
+KUBESIM_CRDS = ROOT / "services" / "kubesim" / "crds"
 SERVICES = ("watcher", "jobcontroller", "scheduler", "binder")
 NAMESPACE = "shoal-system"
 KUBECTL = shutil.which("kubectl")
@@ -92,30 +94,49 @@ def dev() -> list[Obj]:
 
 # --- CRDs -------------------------------------------------------------------------------------
 
-# (file, name, group, kind, plural, scope, version, shortNames, status subresource), as upstream.
+# (file, name, group, kind, plural, scope, versions (the stored one first), shortNames, status
+# subresource), as upstream.
+_KUEUE = ["v1beta2", "v1beta1"]
 CRDS = [
     ("scheduling.volcano.sh_podgroups.yaml", "podgroups.scheduling.volcano.sh",
-     "scheduling.volcano.sh", "PodGroup", "podgroups", "Namespaced", "v1beta1",
+     "scheduling.volcano.sh", "PodGroup", "podgroups", "Namespaced", ["v1beta1"],
      ["pg", "podgroup-v1beta1"], True),
     ("scheduling.volcano.sh_queues.yaml", "queues.scheduling.volcano.sh",
-     "scheduling.volcano.sh", "Queue", "queues", "Cluster", "v1beta1",
+     "scheduling.volcano.sh", "Queue", "queues", "Cluster", ["v1beta1"],
      ["q", "queue-v1beta1"], True),
     ("batch.volcano.sh_jobs.yaml", "jobs.batch.volcano.sh",
-     "batch.volcano.sh", "Job", "jobs", "Namespaced", "v1alpha1", ["vcjob", "vj"], True),
+     "batch.volcano.sh", "Job", "jobs", "Namespaced", ["v1alpha1"], ["vcjob", "vj"], True),
     ("bus.volcano.sh_commands.yaml", "commands.bus.volcano.sh",
-     "bus.volcano.sh", "Command", "commands", "Namespaced", "v1alpha1", [], False),
+     "bus.volcano.sh", "Command", "commands", "Namespaced", ["v1alpha1"], [], False),
     ("kubeflow/kubeflow.org_pytorchjobs.yaml", "pytorchjobs.kubeflow.org",
-     "kubeflow.org", "PyTorchJob", "pytorchjobs", "Namespaced", "v1", [], True),
+     "kubeflow.org", "PyTorchJob", "pytorchjobs", "Namespaced", ["v1"], [], True),
+    ("kueue/kueue.x-k8s.io_resourceflavors.yaml", "resourceflavors.kueue.x-k8s.io",
+     "kueue.x-k8s.io", "ResourceFlavor", "resourceflavors", "Cluster", _KUEUE,
+     ["flavor", "flavors", "rf"], False),
+    ("kueue/kueue.x-k8s.io_clusterqueues.yaml", "clusterqueues.kueue.x-k8s.io",
+     "kueue.x-k8s.io", "ClusterQueue", "clusterqueues", "Cluster", _KUEUE, ["cq"], True),
+    ("kueue/kueue.x-k8s.io_localqueues.yaml", "localqueues.kueue.x-k8s.io",
+     "kueue.x-k8s.io", "LocalQueue", "localqueues", "Namespaced", _KUEUE,
+     ["queue", "queues", "lq"], True),
+    ("kueue/kueue.x-k8s.io_workloads.yaml", "workloads.kueue.x-k8s.io",
+     "kueue.x-k8s.io", "Workload", "workloads", "Namespaced", _KUEUE,
+     ["kwl", "kueueworkload", "kueueworkloads"], True),
+    ("kueue/kueue.x-k8s.io_workloadpriorityclasses.yaml",
+     "workloadpriorityclasses.kueue.x-k8s.io", "kueue.x-k8s.io", "WorkloadPriorityClass",
+     "workloadpriorityclasses", "Cluster", _KUEUE, ["wpc"], False),
+    ("kueue/kueue.x-k8s.io_cohorts.yaml", "cohorts.kueue.x-k8s.io",
+     "kueue.x-k8s.io", "Cohort", "cohorts", "Cluster", _KUEUE, ["co"], True),
 ]  # fmt: skip
+KUEUE_CRDS = sorted(c[1] for c in CRDS if c[2] == "kueue.x-k8s.io")
 
 
 @pytest.mark.parametrize(
-    ("file", "name", "group", "kind", "plural", "scope", "version", "short", "status"),
+    ("file", "name", "group", "kind", "plural", "scope", "versions", "short", "status"),
     CRDS,
     ids=[c[4] + "." + c[2] for c in CRDS],
 )
 def test_crd_matches_upstream_names(
-    file: str, name: str, group: str, kind: str, plural: str, scope: str, version: str,
+    file: str, name: str, group: str, kind: str, plural: str, scope: str, versions: list[str],
     short: list[str], status: bool,
 ) -> None:  # fmt: skip
     (crd,) = _documents((DEPLOY / "crds" / file).read_text())
@@ -126,11 +147,15 @@ def test_crd_matches_upstream_names(
     assert spec["names"]["listKind"] == kind + "List"
     assert spec["names"].get("shortNames", []) == short
     assert spec["scope"] == scope
-    assert [(v["name"], v["served"], v["storage"]) for v in spec["versions"]] == [
-        (version, True, True)
-    ]
-    assert ("status" in spec["versions"][0].get("subresources", {})) is status
-    assert spec["versions"][0]["additionalPrinterColumns"]
+    served = sorted(
+        ((v["name"], v["served"], v["storage"]) for v in spec["versions"]),
+        key=lambda v: not v[2],
+    )
+    assert served == [(v, True, i == 0) for i, v in enumerate(versions)]
+    for version in spec["versions"]:
+        assert ("status" in (version.get("subresources") or {})) is status
+        # Kueue's ResourceFlavor and Cohort have no printer columns upstream.
+        assert version.get("additionalPrinterColumns") or kind in ("ResourceFlavor", "Cohort")
 
 
 def _schema_nodes(node: Obj, path: str) -> Iterator[tuple[str, Obj]]:
@@ -146,35 +171,37 @@ def _schema_nodes(node: Obj, path: str) -> Iterator[tuple[str, Obj]]:
 @pytest.mark.parametrize("file", [c[0] for c in CRDS], ids=[c[4] for c in CRDS])
 def test_crd_schema_is_structural(file: str) -> None:
     (crd,) = _documents((DEPLOY / "crds" / file).read_text())
-    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-    for path, node in _schema_nodes(schema, ""):
-        # Structural: every node has a type, except int-or-string quantities.
-        assert "type" in node or node.get("x-kubernetes-int-or-string"), path or "root"
-        if node.get("x-kubernetes-preserve-unknown-fields"):
-            assert node["type"] == "object", path
-        assert not ("properties" in node and "additionalProperties" in node), path
-    assert schema["properties"]["metadata"] == {"type": "object"}
+    for version in crd["spec"]["versions"]:
+        schema = version["schema"]["openAPIV3Schema"]
+        for path, node in _schema_nodes(schema, ""):
+            # Structural: every node has a type, except int-or-string quantities.
+            assert "type" in node or node.get("x-kubernetes-int-or-string"), path or "root"
+            if node.get("x-kubernetes-preserve-unknown-fields"):
+                assert node["type"] == "object", path
+            assert not ("properties" in node and "additionalProperties" in node), path
+        assert schema["properties"]["metadata"] == {"type": "object"}
 
 
-def test_chart_crds_are_copies_of_the_source_of_truth() -> None:
+def test_chart_and_kubesim_crds_are_copies_of_the_source_of_truth() -> None:
     sources = {
         p.name: p for p in (DEPLOY / "crds").rglob("*.yaml") if p.name != "kustomization.yaml"
     }
-    copies = {p.name: p for p in (CHART / "crds").glob("*.yaml")}
-    assert sorted(copies) == sorted(sources)
-    for name, copy in copies.items():
-        assert copy.read_bytes() == sources[name].read_bytes(), f"helm crds/{name} differs"
+    for where in (CHART / "crds", KUBESIM_CRDS):
+        copies = {p.name: p for p in where.glob("*.yaml")}
+        assert sorted(copies) == sorted(sources)
+        for name, copy in copies.items():
+            assert copy.read_bytes() == sources[name].read_bytes(), f"{where}/{name} differs"
 
 
 @needs_kubectl
-def test_base_installs_volcano_crds_and_dev_adds_pytorchjob(
+def test_base_installs_volcano_crds_and_dev_adds_pytorchjob_and_kueue(
     base: list[Obj], dev: list[Obj]
 ) -> None:
-    volcano = sorted(c[1] for c in CRDS if c[2] != "kubeflow.org")
+    volcano = sorted(c[1] for c in CRDS if c[2] not in ("kubeflow.org", "kueue.x-k8s.io"))
     crds = sorted(o["metadata"]["name"] for o in base if o["kind"] == "CustomResourceDefinition")
-    assert crds == volcano  # PyTorchJob only if absent: opt-in component
+    assert crds == volcano  # PyTorchJob and Kueue only if absent: opt-in components
     dev_crds = sorted(o["metadata"]["name"] for o in dev if o["kind"] == "CustomResourceDefinition")
-    assert dev_crds == sorted([*volcano, "pytorchjobs.kubeflow.org"])
+    assert dev_crds == sorted([*volcano, "pytorchjobs.kubeflow.org", *KUEUE_CRDS])
 
 
 # --- Deployments ------------------------------------------------------------------------------

@@ -1,0 +1,153 @@
+"""Kueue v1beta1 ⇄ v1beta2 as Kueue's conversion webhook (apis/kueue/v1beta1/*_conversion.go)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.kubesim.conversion import convert, from_storage, to_storage
+from services.kubesim.registry import Registry
+
+Obj = dict[str, Any]
+REGISTRY = Registry()
+
+
+def _rtype(kind: str, version: str = "v1beta1") -> Any:
+    plural = {"ClusterQueue": "clusterqueues", "LocalQueue": "localqueues"}.get(kind)
+    plural = plural or {"Workload": "workloads", "Cohort": "cohorts"}.get(kind, "resourceflavors")
+    rtype = REGISTRY.lookup("kueue.x-k8s.io", version, plural)
+    assert rtype is not None
+    return rtype
+
+
+UP = [
+    (
+        "ClusterQueue",
+        {"spec": {"cohort": "team"}},
+        {"spec": {"cohortName": "team"}},
+    ),
+    (
+        "ClusterQueue",
+        {"spec": {"cohort": ""}},
+        {"spec": {}},
+    ),
+    (
+        "ClusterQueue",
+        {"spec": {"admissionChecks": ["a", "b"]}},
+        {"spec": {"admissionChecksStrategy": {"admissionChecks": [{"name": "a"}, {"name": "b"}]}}},
+    ),
+    (
+        "ClusterQueue",
+        {"spec": {"flavorFungibility": {"whenCanBorrow": "Borrow", "whenCanPreempt": "Preempt"}}},
+        {"spec": {"flavorFungibility": {"whenCanBorrow": "MayStopSearch",
+                                        "whenCanPreempt": "MayStopSearch"}}},
+    ),
+    (
+        "ClusterQueue",
+        {"spec": {"flavorFungibility": {"whenCanBorrow": "TryNextFlavor"}}},
+        {"spec": {"flavorFungibility": {"whenCanBorrow": "TryNextFlavor"}}},
+    ),
+    (
+        "ClusterQueue",
+        {"status": {"pendingWorkloads": 1, "pendingWorkloadsStatus": {"lastChangeTime": "x"},
+                    "fairSharing": {"weightedShare": 3, "admissionFairSharingStatus": {}}}},
+        {"status": {"pendingWorkloads": 1, "fairSharing": {"weightedShare": 3}}},
+    ),
+    (
+        "LocalQueue",
+        {"status": {"flavorUsage": [{"name": "f"}], "flavors": [{"name": "f"}]}},
+        {"status": {"flavorsUsage": [{"name": "f"}]}},
+    ),
+    (
+        "Workload",
+        {"spec": {"priorityClassSource": "scheduling.k8s.io/priorityclass",
+                  "priorityClassName": "high", "priority": 7}},
+        {"spec": {"priorityClassRef": {"group": "scheduling.k8s.io", "kind": "PriorityClass",
+                                       "name": "high"}, "priority": 7}},
+    ),
+    (
+        "Workload",
+        {"status": {"accumulatedPastExexcutionTimeSeconds": 30}},
+        {"status": {"accumulatedPastExecutionTimeSeconds": 30}},
+    ),
+    (
+        "Cohort",
+        {"spec": {"parentName": "root"}, "status": {"fairSharing": {
+            "weightedShare": 1, "admissionFairSharingStatus": {}}}},
+        {"spec": {"parentName": "root"}, "status": {"fairSharing": {"weightedShare": 1}}},
+    ),
+    (
+        "ResourceFlavor",
+        {"spec": {"nodeLabels": {"a": "b"}}},
+        {"spec": {"nodeLabels": {"a": "b"}}},
+    ),
+]  # fmt: skip
+UP_IDS = [
+    "cq-cohort-renamed",
+    "cq-empty-cohort-omitted",
+    "cq-admission-checks-to-strategy",
+    "cq-deprecated-fungibility-values",
+    "cq-current-fungibility-kept",
+    "cq-status-dropped-fields",
+    "lq-flavor-usage-renamed",
+    "wl-priority-class-ref",
+    "wl-accumulated-time-typo-fixed",
+    "cohort-status-dropped-fields",
+    "rf-unchanged",
+]
+
+
+@pytest.mark.parametrize(("kind", "v1beta1", "v1beta2"), UP, ids=UP_IDS)
+def test_v1beta1_to_v1beta2(kind: str, v1beta1: Obj, v1beta2: Obj) -> None:
+    stored = to_storage(_rtype(kind), {"apiVersion": "kueue.x-k8s.io/v1beta1", **v1beta1})
+    assert stored == {"apiVersion": "kueue.x-k8s.io/v1beta2", **v1beta2}
+
+
+DOWN = [
+    (
+        "ClusterQueue",
+        {"spec": {"cohortName": "team", "concurrentAdmissionPolicy": {}}},
+        {"spec": {"cohort": "team"}},
+    ),
+    (
+        "LocalQueue",
+        {"status": {"flavorsUsage": [{"name": "f"}]}},
+        {"status": {"flavorUsage": [{"name": "f"}]}},
+    ),
+    (
+        "Workload",
+        {"spec": {"priorityClassRef": {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass",
+                                       "name": "p"}, "preemptionGates": [{"name": "g"}]},
+         "status": {"accumulatedPastExecutionTimeSeconds": 4, "preemptionGates": []}},
+        {"spec": {"priorityClassSource": "kueue.x-k8s.io/workloadpriorityclass",
+                  "priorityClassName": "p"},
+         "status": {"accumulatedPastExexcutionTimeSeconds": 4}},
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "v1beta2", "v1beta1"), DOWN, ids=["cq-cohort", "lq-flavors-usage", "wl-priority"]
+)
+def test_v1beta2_to_v1beta1(kind: str, v1beta2: Obj, v1beta1: Obj) -> None:
+    shown = from_storage(_rtype(kind), {"apiVersion": "kueue.x-k8s.io/v1beta2", **v1beta2})
+    assert shown == {"apiVersion": "kueue.x-k8s.io/v1beta1", **v1beta1}
+
+
+def test_conversion_never_modifies_the_stored_object() -> None:
+    stored = {"apiVersion": "kueue.x-k8s.io/v1beta2", "spec": {"cohortName": "team"}}
+    convert(stored, _rtype("ClusterQueue"), "v1beta2", "v1beta1")
+    assert stored == {"apiVersion": "kueue.x-k8s.io/v1beta2", "spec": {"cohortName": "team"}}
+
+
+@pytest.mark.parametrize(
+    "plural",
+    ["resourceflavors", "clusterqueues", "localqueues", "workloads", "workloadpriorityclasses",
+     "cohorts"],
+)  # fmt: skip
+def test_every_kueue_kind_is_served_in_both_versions_stored_in_v1beta2(plural: str) -> None:
+    for version in ("v1beta1", "v1beta2"):
+        rtype = REGISTRY.lookup("kueue.x-k8s.io", version, plural)
+        assert rtype is not None and rtype.stored_as == "v1beta2"
+        assert bool(rtype.deprecation_warning) == (version == "v1beta1")
