@@ -34,9 +34,18 @@ PLUGIN = "scheduler"
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
 
 
-def admit(objects: Sequence[Model], now: datetime, *, source: str = "input") -> AdmissionResult:
-    """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions."""
-    return _Run(build(objects, now=now, source=source), now).run()
+def admit(
+    objects: Sequence[Model],
+    now: datetime,
+    *,
+    source: str = "input",
+    max_cycles: int | None = None,
+) -> AdmissionResult:
+    """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
+
+    ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one).
+    """
+    return _Run(build(objects, now=now, source=source), now).run(max_cycles)
 
 
 @dataclass
@@ -82,7 +91,7 @@ class _Run:
             ordered = sorted(inputs.queued[name], key=lambda w: (-w.priority, w.timestamp, w.key))
             self.queues.append(_Queue(cq, ordered))
 
-    def run(self) -> AdmissionResult:
+    def run(self, max_cycles: int | None = None) -> AdmissionResult:
         for queue in self.queues:
             if queue.cq.inactive_reason is not None:
                 why = _status(
@@ -93,7 +102,7 @@ class _Run:
                 queue.position = len(queue.workloads)
         while True:
             heads = [(q, w) for q in self.queues if (w := q.head()) is not None]
-            if not heads:
+            if not heads or (max_cycles is not None and self.result.cycles >= max_cycles):
                 break
             self.result.cycles += 1
             entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)

@@ -15,7 +15,13 @@ import enum
 from dataclasses import dataclass, field
 
 from services.scheduler.api.status import Code, Status
-from services.scheduler.kueue.model import NEVER, ClusterQueueState, Fungibility, ResourceGroup
+from services.scheduler.kueue.model import (
+    NEVER,
+    TRY_NEXT_FLAVOR,
+    ClusterQueueState,
+    Fungibility,
+    ResourceGroup,
+)
 from services.scheduler.kueue.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
 from shared.models import PodSpec, ResourceFlavor, Taint, Toleration
 from shared.models.base import LabelSelectorRequirement, requirement_matches
@@ -178,9 +184,9 @@ def _find_flavor(
 
 def _try_next(choice: FlavorChoice, fungibility: Fungibility) -> bool:
     if choice.mode == Mode.PREEMPT:
-        return fungibility.when_can_preempt != "Preempt"
+        return fungibility.when_can_preempt == TRY_NEXT_FLAVOR
     if choice.borrow:
-        return fungibility.when_can_borrow != "Borrow"
+        return fungibility.when_can_borrow == TRY_NEXT_FLAVOR
     return False
 
 

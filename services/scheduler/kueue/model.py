@@ -26,6 +26,8 @@ LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
 ANY = "Any"
 STRICT_FIFO = "StrictFIFO"
 BEST_EFFORT_FIFO = "BestEffortFIFO"
+MAY_STOP_SEARCH = "MayStopSearch"
+TRY_NEXT_FLAVOR = "TryNextFlavor"
 
 
 @dataclass(frozen=True)
@@ -52,8 +54,10 @@ class Preemption:
 
 @dataclass(frozen=True)
 class Fungibility:
-    when_can_borrow: str = "Borrow"
-    when_can_preempt: str = "TryNextFlavor"
+    when_can_borrow: str = MAY_STOP_SEARCH
+    when_can_preempt: str = TRY_NEXT_FLAVOR
+    preference: str | None = None
+    """BorrowingOverPreemption (the default when unset) or PreemptionOverBorrowing."""
 
 
 @dataclass

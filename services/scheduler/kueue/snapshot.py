@@ -19,8 +19,10 @@ from services.scheduler.kueue.model import (
     BEST_EFFORT_FIFO,
     LOWER_OR_NEWER_EQUAL_PRIORITY,
     LOWER_PRIORITY,
+    MAY_STOP_SEARCH,
     NEVER,
     STRICT_FIFO,
+    TRY_NEXT_FLAVOR,
     ClusterQueueState,
     Fungibility,
     Preemption,
@@ -61,9 +63,12 @@ _WITHIN = (NEVER, LOWER_PRIORITY, LOWER_OR_NEWER_EQUAL_PRIORITY)
 _RECLAIM = (NEVER, LOWER_PRIORITY, ANY)
 _STRATEGIES = (STRICT_FIFO, BEST_EFFORT_FIFO)
 _FUNGIBILITY = {
-    "whenCanBorrow": ("Borrow", "TryNextFlavor"),
-    "whenCanPreempt": ("Preempt", "TryNextFlavor"),
+    "whenCanBorrow": (MAY_STOP_SEARCH, TRY_NEXT_FLAVOR, "Borrow"),
+    "whenCanPreempt": (MAY_STOP_SEARCH, TRY_NEXT_FLAVOR, "Preempt"),
+    "preference": ("BorrowingOverPreemption", "PreemptionOverBorrowing"),
 }
+# v1beta1's deprecated names for MayStopSearch.
+_OLD_FUNGIBILITY = {"Borrow": MAY_STOP_SEARCH, "Preempt": MAY_STOP_SEARCH}
 
 
 @dataclass
@@ -240,9 +245,12 @@ def _fungibility(cq: ClusterQueue, document: str) -> Fungibility:
     for key, allowed in _FUNGIBILITY.items():
         if key in given:
             _check(given[key], allowed, document, f"spec.flavorFungibility.{key}")
+    borrow = given.get("whenCanBorrow", MAY_STOP_SEARCH)
+    preempt = given.get("whenCanPreempt", TRY_NEXT_FLAVOR)
     return Fungibility(
-        when_can_borrow=given.get("whenCanBorrow", "Borrow"),
-        when_can_preempt=given.get("whenCanPreempt", "TryNextFlavor"),
+        when_can_borrow=_OLD_FUNGIBILITY.get(borrow) or borrow,
+        when_can_preempt=_OLD_FUNGIBILITY.get(preempt) or preempt,
+        preference=given.get("preference"),
     )
 
 
