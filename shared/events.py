@@ -80,7 +80,18 @@ class PodGroupStatusDecided(Envelope, tag="PodGroupStatusDecided"):
     cycle: int = 0
 
 
-Decision = PodBindDecided | PodEvictDecided | PodGroupStatusDecided
+class KueueStatusDecided(Envelope, tag="KueueStatusDecided"):
+    """The whole new ``status`` of a Workload, ClusterQueue or LocalQueue (Kueue admission),
+    to be written only if the object is still at ``resource_version``."""
+
+    kind: str
+    uid: str = ""
+    resource_version: str = ""
+    status: Json = {}
+    cycle: int = 0
+
+
+Decision = PodBindDecided | PodEvictDecided | PodGroupStatusDecided | KueueStatusDecided
 
 # --- results topic (binder → scheduler) ----------------------------------------------------
 

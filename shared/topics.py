@@ -58,6 +58,10 @@ class Topics(msgspec.Struct, frozen=True, kw_only=True):
         return self.prefix + "decisions.podgroups"
 
     @property
+    def kueue_status(self) -> str:
+        return self.prefix + "decisions.kueue"
+
+    @property
     def results(self) -> str:
         return self.prefix + "results"
 
@@ -70,7 +74,7 @@ class Topics(msgspec.Struct, frozen=True, kw_only=True):
         return self.prefix + "deadletter"
 
     def decisions(self) -> list[str]:
-        return [self.binds, self.evictions, self.podgroup_status]
+        return [self.binds, self.evictions, self.podgroup_status, self.kueue_status]
 
     def everything(self) -> list[str]:
         return [*self.all_state(), *self.decisions(), self.results, self.cycles, self.deadletter]
@@ -104,7 +108,7 @@ def record_key(obj: Mapping[str, Any]) -> str:
         namespace = _meta(obj).get("namespace")
         if isinstance(target, Mapping) and target.get("name") and namespace:
             return keys.object_key(namespace, target["name"])
-    if kind in ("Pod", "PodGroup", "Service"):
+    if kind in ("Pod", "PodGroup", "Service", "Workload"):
         owner = owner_job_key(obj)
         if owner is not None:
             return owner

@@ -17,10 +17,12 @@ import contextlib
 import time
 from typing import Any
 
+from services.binder import kueue
 from shared.bus import RetryLater
 from shared.events import (
     DecisionDropped,
     Envelope,
+    KueueStatusDecided,
     PodBindDecided,
     PodBindFailed,
     PodBound,
@@ -70,6 +72,9 @@ class Executor:
                 return await self._evict(decision)
             if isinstance(decision, PodGroupStatusDecided):
                 await self._podgroup_status(decision)
+                return None
+            if isinstance(decision, KueueStatusDecided):
+                await kueue.write_status(self._kube, decision, self._normal_event)
                 return None
         except CALL_ERRORS as exc:
             if is_transient(exc):
@@ -178,6 +183,10 @@ class Executor:
                     type_="Warning",
                     message=str(condition.get("message") or ""),
                 )
+
+    async def _normal_event(self, involved: dict[str, str], reason: str, message: str) -> None:
+        if self._post_events:
+            await self._event(involved=involved, reason=reason, type_="Normal", message=message)
 
     async def _event(
         self, *, involved: dict[str, str], reason: str, type_: str, message: str

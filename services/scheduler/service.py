@@ -23,6 +23,7 @@ import msgspec
 from msgspec import Meta
 from prometheus_client import Counter, Gauge, Histogram
 
+from services.scheduler.admission import AdmissionState
 from services.scheduler.cycle import Scheduling, conf_digest
 from services.scheduler.leadership import (
     Leadership,
@@ -34,6 +35,7 @@ from shared.bus import Bus, Outgoing, Record
 from shared.events import (
     CycleRecorded,
     Envelope,
+    KueueStatusDecided,
     PodBindDecided,
     PodEvictDecided,
     Result,
@@ -45,7 +47,7 @@ from shared.events import (
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
 
-STATE_KINDS = ("Pod", "Node", "PodGroup", "Queue", "PriorityClass", "ConfigMap")
+STATE_KINDS = ("Pod", "Node", "PodGroup", "Queue", "PriorityClass", "ConfigMap", "Workload")
 
 
 class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +70,9 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
         False
     )
     record_cycles: Annotated[bool, Meta(description="write each cycle to the cycles topic")] = True
+    kueue: Annotated[
+        bool, Meta(description="admit Kueue Workloads (ClusterQueues, LocalQueues, flavors)")
+    ] = True
     conf: Annotated[
         str,
         Meta(
@@ -97,6 +102,7 @@ class Scheduler:
         self.topics = shell.topics
         self.state = SchedulerState(assume_ttl=settings.assume_ttl)
         self.scheduling = Scheduling()
+        self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
         self.metrics = Metrics(shell)
@@ -168,9 +174,16 @@ class Scheduler:
         )
         session_s = time.perf_counter() - started
         epoch = self.leadership.epoch
-        envelopes = self.state.decisions(
-            result, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
+        envelopes: list[Envelope] = list(
+            self.state.decisions(
+                result, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
+            )
         )
+        if self.settings.kueue and self.admission.has_work(self.state.cache):
+            _, updates = self.admission.decide(self.state.cache, now)
+            envelopes += self.admission.envelopes(
+                updates, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
+            )
         await self.publish(envelopes)
         self.metrics.cycles.inc()
         self.metrics.session.observe(session_s)
@@ -204,6 +217,8 @@ class Scheduler:
                 topic = self.topics.binds
             elif isinstance(e, PodEvictDecided):
                 topic = self.topics.evictions
+            elif isinstance(e, KueueStatusDecided):
+                topic = self.topics.kueue_status
             else:
                 topic = self.topics.podgroup_status
             by_topic.setdefault(topic, []).append(Outgoing(value=encode(e), key=e.key.encode()))

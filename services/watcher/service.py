@@ -38,6 +38,10 @@ DEFAULT_KINDS = (
     "batch.volcano.sh/v1alpha1/Job",
     "bus.volcano.sh/v1alpha1/Command",
     "kubeflow.org/v1/PyTorchJob",
+    "kueue.x-k8s.io/v1beta1/ResourceFlavor",
+    "kueue.x-k8s.io/v1beta1/ClusterQueue",
+    "kueue.x-k8s.io/v1beta1/LocalQueue",
+    "kueue.x-k8s.io/v1beta1/Workload",
 )
 
 

@@ -59,6 +59,7 @@ class ClusterQueue(Model):
     kind: str = "ClusterQueue"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: ClusterQueueSpec = msgspec.field(default_factory=ClusterQueueSpec)
+    status: Json = {}
 
 
 class LocalQueueSpec(Model):
@@ -70,6 +71,7 @@ class LocalQueue(Model):
     kind: str = "LocalQueue"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: LocalQueueSpec = msgspec.field(default_factory=LocalQueueSpec)
+    status: Json = {}
 
 
 class PodSet(Model):

@@ -334,6 +334,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("core", "pods", "get"),
         ("core", "pods/binding pods/eviction", "create"),
         ("scheduling.volcano.sh", "podgroups/status", "patch"),
+        ("kueue.x-k8s.io", "workloads/status clusterqueues/status localqueues/status", "patch"),
         EVENTS,
     ),
 }

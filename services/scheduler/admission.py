@@ -1,0 +1,187 @@
+"""Kueue admission in the running scheduler: the pure core over the cache, decisions out.
+
+Each cycle the scheduler runs Kueue's admission (``services.scheduler.kueue``) over the Kueue
+objects in its cache, as Kueue's scheduler does over its queue manager and cache, and publishes
+the status every Workload, ClusterQueue and LocalQueue should now have as
+``KueueStatusDecided`` records; the binder writes them (a merge patch of the status subresource
+guarded by the resourceVersion the decision was computed from). Until the cache shows an object
+at a newer resourceVersion, the decided status is *assumed* on it, so a Workload admitted in one
+cycle holds its quota in the next and is not decided twice; an assumption the cache never
+confirms expires after ``assume_ttl`` and the object is decided again. No I/O here.
+
+A Workload or ClusterQueue the core cannot read is left out (and reported once), so one bad
+object never stops admission for the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import structlog
+
+from services.scheduler.kueue import AdmissionResult, admit
+from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
+from shared.cache import ObjectCache
+from shared.errors import ManifestError
+from shared.events import KueueStatusDecided
+from shared.kube.timefmt import format_rfc3339
+from shared.models import ClusterQueue, Model, Workload
+
+_log = structlog.get_logger()
+
+KUEUE = "kueue.x-k8s.io/v1beta1"
+WORKLOAD, CLUSTER_QUEUE = f"{KUEUE}/Workload", f"{KUEUE}/ClusterQueue"
+LOCAL_QUEUE, RESOURCE_FLAVOR = f"{KUEUE}/LocalQueue", f"{KUEUE}/ResourceFlavor"
+PRIORITY_CLASS = "scheduling.k8s.io/v1/PriorityClass"
+_DOCUMENT = re.compile(r"\((\w+) ([^)]+)\)")
+_MAX_EXCLUDED = 1000
+
+
+@dataclass
+class _Assumed:
+    resource_version: str
+    status: dict[str, Any]
+    since: float
+
+
+class AdmissionState:
+    """Kueue decisions between cycles: what was decided and not yet seen in the cache."""
+
+    def __init__(self, *, assume_ttl: float = 60.0) -> None:
+        self.assume_ttl = assume_ttl
+        self.assumed: dict[tuple[str, str], _Assumed] = {}
+        # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
+        # a newer version (a fix) is tried again.
+        self.excluded: dict[str, str] = {}
+
+    def has_work(self, cache: ObjectCache) -> bool:
+        return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
+
+    def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
+        """The Kueue objects of the cache with unconfirmed decided statuses applied."""
+        found = KueueObjects(
+            workloads=[self._assume("Workload", key, o, now) for key, o in cache.items(WORKLOAD)],
+            cluster_queues=[
+                self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
+            ],
+            local_queues=[
+                self._assume("LocalQueue", key, o, now) for key, o in cache.items(LOCAL_QUEUE)
+            ],
+            flavors=list(cache.objects(RESOURCE_FLAVOR)),
+        )
+        found.workloads = [w for w in found.workloads if not self._is_excluded("Workload", w)]
+        found.cluster_queues = [
+            q for q in found.cluster_queues if not self._is_excluded("ClusterQueue", q)
+        ]
+        return found
+
+    def _is_excluded(self, kind: str, obj: Workload | ClusterQueue) -> bool:
+        name = f"{kind} {_key(obj)}"
+        version = self.excluded.get(name)
+        if version is None:
+            return False
+        if version == obj.metadata.resourceVersion:
+            return True
+        del self.excluded[name]
+        return False
+
+    def _assume(self, kind: str, key: str, obj: Any, now: float) -> Any:
+        assumed = self.assumed.get((kind, key))
+        if assumed is None:
+            return obj
+        if obj.metadata.resourceVersion != assumed.resource_version or (
+            now - assumed.since > self.assume_ttl
+        ):
+            del self.assumed[(kind, key)]  # observed (or given up): the cache speaks again
+            return obj
+        if kind == "Workload":
+            status = msgspec.convert(
+                {**msgspec.to_builtins(obj.status), **assumed.status}, type(obj.status)
+            )
+        else:
+            status = {**obj.status, **assumed.status}
+        return msgspec.structs.replace(obj, status=status)
+
+    def decide(self, cache: ObjectCache, now: float) -> tuple[AdmissionResult, list[StatusUpdate]]:
+        """One admission run over the cache and the statuses it implies."""
+        objects = self.objects(cache, now)
+        priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
+        result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
+        return result, statuses(objects, result, format_rfc3339(now))
+
+    def _admit(
+        self, objects: KueueObjects, priorities: Sequence[Model], now: datetime
+    ) -> AdmissionResult:
+        while True:
+            inputs: list[Model] = [
+                *objects.flavors,
+                *objects.cluster_queues,
+                *objects.local_queues,
+                *objects.workloads,
+                *priorities,
+            ]
+            try:
+                return admit(inputs, now, source="cluster")
+            except ManifestError as exc:
+                if not self._exclude(objects, exc) or len(self.excluded) > _MAX_EXCLUDED:
+                    raise
+
+    def _exclude(self, objects: KueueObjects, exc: ManifestError) -> bool:
+        """Leave out the object ``exc`` names; False if it names none that is still in."""
+        match = _DOCUMENT.search(exc.document)
+        if match is None:
+            return False
+        name = "{} {}".format(*match.groups())
+        found: list[Workload | ClusterQueue] = [
+            *(w for w in objects.workloads if f"Workload {_key(w)}" == name),
+            *(q for q in objects.cluster_queues if f"ClusterQueue {_key(q)}" == name),
+        ]
+        if not found:
+            return False
+        self.excluded[name] = found[0].metadata.resourceVersion
+        _log.warning("kueue object left out of admission", object=name, error=str(exc))
+        objects.workloads = [w for w in objects.workloads if f"Workload {_key(w)}" != name]
+        objects.cluster_queues = [
+            q for q in objects.cluster_queues if f"ClusterQueue {_key(q)}" != name
+        ]
+        return True
+
+    def envelopes(
+        self,
+        updates: Sequence[StatusUpdate],
+        *,
+        epoch: int,
+        cycle: int,
+        now: float,
+        producer: str,
+    ) -> list[KueueStatusDecided]:
+        """Decision records for ``updates``; each becomes an assumption until observed."""
+        out: list[KueueStatusDecided] = []
+        for update in updates:
+            self.assumed[(update.kind, update.key)] = _Assumed(
+                update.resource_version, update.status, now
+            )
+            out.append(
+                KueueStatusDecided(
+                    key=update.key,
+                    kind=update.kind,
+                    uid=update.uid,
+                    resource_version=update.resource_version,
+                    status=update.status,
+                    cycle=cycle,
+                    epoch=epoch,
+                    producer=producer,
+                    occurred_at=now,
+                )
+            )
+        return out
+
+
+def _key(obj: Workload | ClusterQueue) -> str:
+    meta = obj.metadata
+    return f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name

@@ -1,0 +1,145 @@
+"""Kueue admission in the running scheduler: the cache in, Workload/queue statuses out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from services.scheduler.admission import AdmissionState
+from services.scheduler.kueue.status import StatusUpdate
+from shared.cache import ObjectCache
+from shared.events import ObjectAdded, ObjectModified
+from tests.unit.scheduler.kueue_builders import (
+    NOW,
+    cluster_queue,
+    flavor,
+    local_queue,
+    quota,
+    workload,
+)
+
+Json = dict[str, Any]
+T0 = NOW.timestamp()
+
+
+def _cache(*objects: Json) -> ObjectCache:
+    cache = ObjectCache()
+    for rv, obj in enumerate(objects, start=1):
+        obj = {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(rv), "uid": f"u{rv}"}}
+        obj["metadata"].setdefault("creationTimestamp", "2024-05-01T11:00:00Z")
+        cache.apply(
+            ObjectAdded(
+                key="k",
+                kind=obj["kind"],
+                resourceVersion=str(rv),
+                object=msgspec.Raw(msgspec.json.encode(obj)),
+            )
+        )
+    return cache
+
+
+def _by_key(updates: list[StatusUpdate], kind: str = "Workload") -> dict[str, Json]:
+    return {u.key: u.status for u in updates if u.kind == kind}
+
+
+def _condition(status: Json, kind: str) -> Json:
+    return next(c for c in status["conditions"] if c["type"] == kind)
+
+
+def _setup(*workloads: Json) -> ObjectCache:
+    return _cache(
+        flavor("default"),
+        cluster_queue("cq", {"default": quota("2")}, within="LowerPriority"),
+        local_queue("lq", "cq"),
+        *workloads,
+    )
+
+
+def test_admits_within_quota_and_explains_the_rest() -> None:
+    cache = _setup(
+        workload("a", "1", minute=1), workload("b", "1", minute=2), workload("c", "1", minute=3)
+    )
+    result, updates = AdmissionState().decide(cache, T0)
+    statuses = _by_key(updates)
+    assert sorted(result.admitted) == ["default/a", "default/b"]
+    admitted = statuses["default/a"]
+    assert admitted["admission"] == {
+        "clusterQueue": "cq",
+        "podSetAssignments": [{"name": "main", "flavors": {"cpu": "default"}, "count": 1}],
+    }
+    assert _condition(admitted, "QuotaReserved")["message"] == "Quota reserved in ClusterQueue cq"
+    assert _condition(admitted, "Admitted")["reason"] == "Admitted"
+    waiting = _condition(statuses["default/c"], "QuotaReserved")
+    assert (waiting["status"], waiting["reason"]) == ("False", "WaitingForQuota")
+    queue = _by_key(updates, "ClusterQueue")["cq"]
+    assert (queue["pendingWorkloads"], queue["admittedWorkloads"]) == (1, 2)
+    assert _condition(queue, "Active")["message"] == "Can admit new workloads"
+    assert _by_key(updates, "LocalQueue")["default/lq"]["reservingWorkloads"] == 2
+
+
+def test_a_decided_admission_holds_quota_until_the_cache_shows_it() -> None:
+    cache = _setup(workload("a", "2", minute=1), workload("b", "2", minute=2))
+    state = AdmissionState()
+    _, updates = state.decide(cache, T0)
+    state.envelopes(updates, epoch=1, cycle=1, now=T0, producer="test")
+    result, again = state.decide(cache, T0 + 1)
+    assert result.admitted == {}, "a is assumed admitted: b must not take its quota"
+    assert "admission" not in _by_key(again).get("default/a", {})
+
+
+def test_an_assumption_that_is_never_confirmed_expires() -> None:
+    cache = _setup(workload("a", "2", minute=1))
+    state = AdmissionState(assume_ttl=5)
+    _, updates = state.decide(cache, T0)
+    state.envelopes(updates, epoch=1, cycle=1, now=T0, producer="test")
+    result, _ = state.decide(cache, T0 + 10)
+    assert list(result.admitted) == ["default/a"]
+
+
+def test_higher_priority_workload_evicts_a_lower_one() -> None:
+    low = workload("low", "2", minute=1, priority=1, admitted=("cq", "default"))
+    cache = _setup(low, workload("high", "2", minute=2, priority=100))
+    _, updates = AdmissionState().decide(cache, T0)
+    statuses = _by_key(updates)
+    evicted = _condition(statuses["default/low"], "Evicted")
+    assert (evicted["status"], evicted["reason"]) == ("True", "Preempted")
+    preempted = _condition(statuses["default/low"], "Preempted")
+    assert preempted["reason"] == "InClusterQueue"
+    assert "due to prioritization in the ClusterQueue" in preempted["message"]
+    waiting = _condition(statuses["default/high"], "QuotaReserved")
+    assert waiting["reason"] == "WaitingForPreemptedWorkloads"
+
+
+@pytest.mark.parametrize(
+    ("bad", "left_out"),
+    [
+        ({"spec": {"podSets": []}}, "Workload default/bad"),
+        ({"metadata": {"creationTimestamp": "yesterday"}}, "Workload default/bad"),
+    ],
+    ids=["no-podsets", "bad-timestamp"],
+)
+def test_one_unreadable_workload_does_not_stop_admission(bad: Json, left_out: str) -> None:
+    broken = workload("bad", "1")
+    for part, fields in bad.items():
+        broken[part] = {**broken[part], **fields}
+    cache = _setup(broken, workload("good", "1", minute=5))
+    state = AdmissionState()
+    result, _ = state.decide(cache, T0)
+    assert list(result.admitted) == ["default/good"]
+    assert left_out in state.excluded
+    fixed = {**workload("bad", "1"), "metadata": {"name": "bad", "namespace": "default"}}
+    fixed["metadata"].update(
+        resourceVersion="99", uid="u9", creationTimestamp="2024-05-01T11:00:00Z"
+    )
+    cache.apply(
+        ObjectModified(
+            key="k",
+            kind="Workload",
+            resourceVersion="99",
+            object=msgspec.Raw(msgspec.json.encode(fixed)),
+        )
+    )
+    result, _ = state.decide(cache, T0 + 1)
+    assert "default/bad" in result.admitted, "a fixed object is tried again"
