@@ -133,8 +133,13 @@ class ClusterQueueState:
         return all(amount <= self.available(fr) for fr, amount in usage.items())
 
     def under_nominal(self, usage: Usage) -> bool:
-        """Every requested resource is below its nominal quota (before the request)."""
-        return all(self.usage.get(fr, 0) < self.quota(fr).nominal for fr in usage)
+        """Every requested resource is below its nominal quota (before the request).
+
+        A zero request (a resource the workload names but does not use) does not count.
+        """
+        return all(
+            self.usage.get(fr, 0) < self.quota(fr).nominal for fr, amount in usage.items() if amount
+        )
 
     def add_usage(self, usage: Usage) -> None:
         for fr, amount in usage.items():
