@@ -28,6 +28,7 @@ STRICT_FIFO = "StrictFIFO"
 BEST_EFFORT_FIFO = "BestEffortFIFO"
 MAY_STOP_SEARCH = "MayStopSearch"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 
 
 @dataclass(frozen=True)
