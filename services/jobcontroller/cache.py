@@ -20,14 +20,15 @@ from typing import Any, NamedTuple
 import msgspec
 from aiokafka.partitioner import murmur2
 
+from services.jobcontroller import podgroups
 from services.jobcontroller.batchjob import is_finished, orphans
 from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
 from shared.cache import ObjectCache
 from shared.events import ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations, UidExpectations
-from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, scheduler_name
+from shared.kube.keys import namespaced_key, object_key
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Command, Job, Model, OwnerReference, Pod
-from shared.models.volcano import GROUP_NAME_ANNOTATION
 
 POD = "v1/Pod"
 PODGROUP = "scheduling.volcano.sh/v1beta1/PodGroup"
@@ -53,6 +54,12 @@ class WorkKey(NamedTuple):
         return f"{self.type_key}:{self.key}"
 
 
+def work_key(job: Any) -> WorkKey:
+    """The work key of a job object."""
+    meta = job.metadata
+    return WorkKey(f"{job.apiVersion}/{job.kind}", namespaced_key(meta.namespace, meta.name))
+
+
 def expectation_key(job: WorkKey, type_key: str) -> str:
     return f"{job}|{_KIND_OF.get(type_key, type_key)}"
 
@@ -73,7 +80,7 @@ def _owner_job(namespace: str | None, ref: OwnerReference | None) -> WorkKey | N
     if ref is None or not namespace:
         return None
     type_key = f"{ref.apiVersion}/{ref.kind}"
-    return WorkKey(type_key, f"{namespace}/{ref.name}") if type_key in JOB_TYPES else None
+    return WorkKey(type_key, object_key(namespace, ref.name)) if type_key in JOB_TYPES else None
 
 
 def owner_of(obj: Any) -> WorkKey | None:
@@ -127,7 +134,7 @@ class ControllerCache:
         type_key = f"{raw.get('apiVersion', '')}/{raw.get('kind', '')}"
         meta = raw.get("metadata") or {}
         if type_key in JOB_TYPES and isinstance(meta, dict):
-            key = WorkKey(type_key, f"{meta.get('namespace', '')}/{meta.get('name', '')}")
+            key = WorkKey(type_key, object_key(meta.get("namespace"), str(meta.get("name", ""))))
             self.invalid[key] = BadObject(error, raw)
             self._on_work(key)
 
@@ -139,7 +146,7 @@ class ControllerCache:
         meta = obj["metadata"]
         self.apply(
             ObjectModified(
-                key=f"{meta.get('namespace', '')}/{meta.get('name', '')}",
+                key=object_key(meta.get("namespace"), str(meta.get("name", ""))),
                 kind=str(obj.get("kind", "")),
                 resourceVersion=str(meta.get("resourceVersion", "")),
                 object=raw_object(obj),
@@ -171,14 +178,7 @@ class ControllerCache:
                 yield WorkKey(type_key, key)
 
     def needs_podgroup(self, pod: Pod) -> bool:
-        """A live pod for Shoal's scheduler that no PodGroup claims yet (architecture §4)."""
-        meta = pod.metadata
-        return (
-            scheduler_name(pod.spec.schedulerName) in self.scheduler_names
-            and GROUP_NAME_ANNOTATION not in meta.annotations
-            and meta.deletionTimestamp is None
-            and pod.status.phase not in ("Succeeded", "Failed")
-        )
+        return podgroups.needs_podgroup(pod, self.scheduler_names)
 
     def _changed(self, key: str, old: Model | None, new: Model | None) -> None:
         obj = new if new is not None else old
@@ -275,7 +275,7 @@ class ControllerCache:
             return
         for pod in self.owned(job, POD):
             if self.needs_release(pod):
-                self._on_work(WorkKey(POD, f"{pod.metadata.namespace}/{pod.metadata.name}"))
+                self._on_work(WorkKey(POD, object_key(pod.metadata.namespace, pod.metadata.name)))
 
     def _jobs_in(self, namespace: str) -> Iterator[WorkKey]:
         prefix = f"{namespace}/"

@@ -1,7 +1,11 @@
 """Executing one sync's ``Actions`` against the API server, with expectations.
 
-Order: interim status, patches, deletions, creations (slow-start batches), status, consumed
-Commands, the job's own deletion, Events; a failure skips the steps after it (but not Events).
+Order: interim status, patches, deletions, creations (slow-start batches), the patches that
+need the created objects, status, consumed Commands, the job's own deletion, Events; a failure
+skips the steps after it (but not Events). A reconcile returns the job's whole new status
+(typed); it is written as the merge patch from the cached status (``status_patches``: the
+interim one first, then the final one from the interim), so fields that went back to their
+default (``pending: 0``, an emptied list) are removed on the server too. No change: no write.
 Expectations are raised before each deletion (by uid) and creation batch (by count) and
 lowered again at once when the call fails or answers AlreadyExists (no event will follow);
 otherwise the cache lowers them when it observes the ADDED/DELETED event.
@@ -23,15 +27,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from services.jobcontroller.cache import OWNED_TYPES, ControllerCache, WorkKey, expectation_key
+import msgspec
+
+from services.jobcontroller.cache import (
+    JOB_TYPES,
+    OWNED_TYPES,
+    ControllerCache,
+    WorkKey,
+    expectation_key,
+)
 from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.sshkeys import wants_keypair, with_keypair
 from shared.kube import ApiError, ResourceType, resource_for
 from shared.kube.errors import CALL_ERRORS, is_transient
 from shared.kube.events import event_manifest, involved_object
 from shared.kube.keys import split_key
+from shared.kube.patch import merge_diff
 from shared.kube.resources import EVENT
-from shared.models import Json
+from shared.models import Json, Model
 
 _TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
 _API_VERSION_OF_KIND = {
@@ -89,6 +102,32 @@ class Outcome:
         return all(is_transient(e) for e in self.errors)
 
 
+@dataclass(frozen=True, slots=True)
+class StatusPatches:
+    """The status subresource writes of one sync: before the patches, and at the end."""
+
+    interim: Json | None = None
+    final: Json | None = None
+
+
+NO_STATUS = StatusPatches()
+
+
+def status_patches(cached: Model, actions: Actions) -> StatusPatches:
+    """The merge patches that turn the cached status into the reconcile's new status; the one
+    place a status becomes JSON."""
+    current = msgspec.to_builtins(cached)
+    interim: Json | None = None
+    if actions.interim_status is not None:
+        wanted = msgspec.to_builtins(actions.interim_status)
+        interim = merge_diff(current, wanted) or None
+        current = wanted
+    final: Json | None = None
+    if actions.status is not None:
+        final = merge_diff(current, msgspec.to_builtins(actions.status)) or None
+    return StatusPatches(interim, final)
+
+
 def _rt_of(obj: Json) -> ResourceType:
     return resource_for(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
 
@@ -121,23 +160,28 @@ class ActionExecutor:
         self._wall_clock = wall_clock
         self._post_events = post_events
 
-    async def execute(self, job: WorkKey, job_obj: Json, actions: Actions) -> Outcome:
-        """``job_obj``: the job's apiVersion, kind and metadata (for the status and Events)."""
+    async def execute(
+        self, job: WorkKey, job_obj: Json, actions: Actions, status: StatusPatches = NO_STATUS
+    ) -> Outcome:
+        """``job_obj``: the object synced — a job's apiVersion, kind and metadata (for its
+        status and Events) or a pod; ``status``: the job's status writes."""
         outcome = Outcome()
         rt = _rt_of(job_obj)
-        if actions.interim_status is not None:
-            await self._status(rt, job.key, actions.interim_status, outcome)
+        if status.interim is not None:
+            await self._status(rt, job.key, status.interim, outcome)
         if not outcome.failed:
-            await self._patches(job, actions, outcome)
+            await self._patches(job, actions.patch, outcome)
         if not outcome.failed:
             await self._deletions(job, actions, outcome)
             await self._creations(job, actions, outcome)
+        if not outcome.failed:
+            await self._patches(job, actions.patch_after_create, outcome)
         # The status (and a consumed Command) records what the sync achieved: after a failure
         # it would claim objects that do not exist (e.g. a Volcano plugin's controlledResources),
         # so it is left to the requeued sync, which recomputes it from what does.
         if not outcome.failed:
-            if actions.status is not None:
-                await self._status(rt, job.key, actions.status, outcome)
+            if status.final is not None:
+                await self._status(rt, job.key, status.final, outcome)
             await self._consume_commands(actions, outcome)
             if actions.delete_job:
                 await self._delete(rt, job.key, outcome, propagation="Background")
@@ -161,21 +205,19 @@ class ActionExecutor:
         # pod of an index that already succeeded.
         self._cache.observe_written(written)
 
-    async def _patches(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
-        """Every patch concurrently (they touch different objects). A tracking-finalizer
+    async def _patches(self, job: WorkKey, patches: list[Patch], outcome: Outcome) -> None:
+        """Every patch concurrently (they touch different objects). A job's tracking-finalizer
         removal is expected before its call and no longer once the call failed (no event will
-        show it); 404 counts as done (the pod is gone, which the cache observes)."""
-        releasing = [p.releases for p in actions.patch if p.releases]
-        self._cache.finalizers.expect(str(job), releasing)
-        await asyncio.gather(*(self._patch(job, p, outcome) for p in actions.patch))
+        show it); 404 counts as done (the pod is gone, which the cache observes). A plain pod's
+        sync (an orphan's finalizer) expects nothing: no job sync waits for it."""
+        if not patches:
+            return
+        tracked = job.type_key in JOB_TYPES
+        if tracked:
+            self._cache.finalizers.expect(str(job), [p.releases for p in patches if p.releases])
+        await asyncio.gather(*(self._patch(job, p, outcome, tracked=tracked) for p in patches))
 
-    async def execute_patch(self, patch: Patch) -> Outcome:
-        """One patch outside a job's sync (an orphaned pod's finalizer)."""
-        outcome = Outcome()
-        await self._patch(None, patch, outcome)
-        return outcome
-
-    async def _patch(self, job: WorkKey | None, patch: Patch, outcome: Outcome) -> None:
+    async def _patch(self, job: WorkKey, patch: Patch, outcome: Outcome, *, tracked: bool) -> None:
         namespace, name = split_key(patch.key)
         rt = resource_for(_API_VERSION_OF_KIND.get(patch.kind, "v1"), patch.kind)
         try:
@@ -185,7 +227,7 @@ class ActionExecutor:
         except CALL_ERRORS as exc:
             if not (isinstance(exc, ApiError) and exc.status == 404):
                 outcome.errors.append(exc)
-                if patch.releases and job is not None:
+                if patch.releases and tracked:
                     self._cache.finalizers.observed(str(job), patch.releases)
 
     async def _deletions(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
@@ -241,9 +283,12 @@ class ActionExecutor:
                 return  # slow start: a failure stops the batches after it
 
     async def _create_batch(self, job: WorkKey, batch: list[Json], outcome: Outcome) -> bool:
-        # Only the kinds the cache indexes can be observed, so only they carry expectations.
+        # Only the kinds the cache indexes can be observed, so only they carry expectations;
+        # and only a job's sync waits for them (a plain pod's PodGroup is owned by its workload).
+        tracked = job.type_key in JOB_TYPES
         expected = [
-            expectation_key(job, t) if t in OWNED_TYPES else None for t in map(_kind_type, batch)
+            expectation_key(job, t) if tracked and t in OWNED_TYPES else None
+            for t in map(_kind_type, batch)
         ]
         now = self._clock()
         for wanted in expected:

@@ -1,29 +1,43 @@
-"""Which reconcile handles which job kind: a small table, imported lazily.
+"""Which reconcile handles which job kind: one typed table.
 
-Each job kind's package exposes ``reconcile(job, observed, now) -> Actions``. A kind whose
-package is not there (yet) is reported as unavailable instead of breaking every other kind.
+Each entry pairs a job kind's model (what the cache decodes the job into) with its pure
+``reconcile(job, observed, now) -> Actions``; mypy checks that the two agree. A kind missing
+from the table is reported as unavailable, by a plain lookup.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
+from services.jobcontroller import batchjob, pytorchjob, volcanojob
 from services.jobcontroller.core import Actions, Observed
+from shared.models import Job, Model, PyTorchJob, VolcanoJob
 
-Reconcile = Callable[[Any, Observed, float], Actions]
+J = TypeVar("J", bound=Model)
 
-# (apiVersion, kind) → module exposing ``reconcile``.
-RECONCILERS: dict[tuple[str, str], str] = {
-    ("batch/v1", "Job"): "services.jobcontroller.batchjob",
-    ("batch.volcano.sh/v1alpha1", "Job"): "services.jobcontroller.volcanojob",
-    ("kubeflow.org/v1", "PyTorchJob"): "services.jobcontroller.pytorchjob",
+
+@dataclass(frozen=True, slots=True)
+class Reconciler(Generic[J]):
+    """A job kind's model and the reconcile that takes it."""
+
+    model: type[J]
+    reconcile: Callable[[J, Observed, float], Actions]
+
+
+ReconcilerTable = Mapping[tuple[str, str], Reconciler[Any]]
+
+# (apiVersion, kind) → its reconciler.
+RECONCILERS: ReconcilerTable = {
+    ("batch/v1", "Job"): Reconciler(Job, batchjob.reconcile),
+    ("batch.volcano.sh/v1alpha1", "Job"): Reconciler(VolcanoJob, volcanojob.reconcile),
+    ("kubeflow.org/v1", "PyTorchJob"): Reconciler(PyTorchJob, pytorchjob.reconcile),
 }
 
 
 class ReconcileUnavailable(Exception):
-    """The reconcile of a job kind cannot be loaded; the message says why."""
+    """No reconcile handles a job kind; the message names it."""
 
 
 def is_job_kind(api_version: str, kind: str) -> bool:
@@ -31,21 +45,9 @@ def is_job_kind(api_version: str, kind: str) -> bool:
 
 
 def reconciler_for(
-    api_version: str, kind: str, table: dict[tuple[str, str], str] | None = None
-) -> Reconcile:
-    module_name = (table or RECONCILERS).get((api_version, kind))
-    if module_name is None:
-        raise ReconcileUnavailable(f"no reconcile for {api_version} {kind}")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module_name.startswith(exc.name):
-            raise ReconcileUnavailable(
-                f"reconcile for {api_version} {kind} is not available ({module_name} not found)"
-            ) from None
-        raise
-    reconcile = getattr(module, "reconcile", None)
-    if not callable(reconcile):
-        raise ReconcileUnavailable(f"{module_name} has no reconcile()")
-    result: Reconcile = reconcile
-    return result
+    api_version: str, kind: str, table: ReconcilerTable = RECONCILERS
+) -> Reconciler[Any]:
+    found = table.get((api_version, kind))
+    if found is None:
+        raise ReconcileUnavailable(f"reconcile for {api_version} {kind} is not available")
+    return found

@@ -5,15 +5,21 @@ The gang scheduler only schedules pods that belong to a PodGroup. A pod addresse
 annotation gets a PodGroup of one: named ``podgroup-<uid of its controller owner>`` (or of the
 pod itself when it has none), so all pods of one workload (a batch/v1 Job, a ReplicaSet) share it.
 The pod is then annotated with the group's name.
+
+``reconcile_pod`` is the whole sync of a pod outside any job sync, as ``Actions`` like a job's:
+release a tracking finalizer no Job will remove (``batchjob.orphans``), create the PodGroup
+unless it exists, then (once it exists) annotate the pod.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
 
+from services.jobcontroller.batchjob import orphans
+from services.jobcontroller.core import Actions, Patch
+from shared.kube.keys import key_of, namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, scheduler_name
-from shared.models import Json, Pod, to_dict
+from shared.models import Job, Json, Pod, to_dict
 from shared.models.volcano import GROUP_NAME_ANNOTATION, QUEUE_NAME_ANNOTATION
 from shared.resources import spec_requests
 
@@ -27,12 +33,43 @@ _PROPAGATED_ANNOTATIONS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class PodGroupForPod:
-    """The PodGroup to create (if it does not exist yet) and the patch that joins the pod to it."""
+def needs_podgroup(pod: Pod, scheduler_names: Collection[str]) -> bool:
+    """A live pod for Shoal's scheduler that no PodGroup claims yet (architecture §4)."""
+    meta = pod.metadata
+    return (
+        scheduler_name(pod.spec.schedulerName) in scheduler_names
+        and not meta.annotations.get(GROUP_NAME_ANNOTATION)
+        and meta.deletionTimestamp is None
+        and pod.status.phase not in ("Succeeded", "Failed")
+    )
 
-    podgroup: Json
-    pod_patch: Json
+
+def reconcile_pod(
+    pod: Pod,
+    *,
+    job: Job | None,
+    podgroup_exists: bool,
+    scheduler_names: Collection[str] = SHOAL_SCHEDULER_NAMES,
+) -> Actions:
+    """One sync of a pod outside any job sync. ``job``: the cached batch/v1 Job its controller
+    reference names (None when none is cached); ``podgroup_exists``: whether the cache holds
+    the PodGroup ``podgroup_key(pod)``."""
+    actions = Actions()
+    release = orphans.release(pod, job)
+    if release is not None:
+        actions.patch.append(release)
+    if not needs_podgroup(pod, scheduler_names):
+        return actions
+    name = podgroup_name(pod)
+    if not podgroup_exists:
+        actions.create.append(_podgroup(pod, name))
+    annotate = {"metadata": {"annotations": {GROUP_NAME_ANNOTATION: name}}}
+    actions.patch_after_create.append(Patch("Pod", key_of(pod), annotate))
+    return actions
+
+
+def podgroup_key(pod: Pod) -> str:
+    return namespaced_key(pod.metadata.namespace, podgroup_name(pod))
 
 
 def podgroup_name(pod: Pod) -> str:
@@ -53,17 +90,7 @@ def _owner(pod: Pod) -> Json:
     }
 
 
-def podgroup_for_pod(
-    pod: Pod, *, scheduler_names: Collection[str] = SHOAL_SCHEDULER_NAMES
-) -> PodGroupForPod | None:
-    """The PodGroup a plain pod needs, or None if it has one or is not for this scheduler."""
-    if scheduler_name(pod.spec.schedulerName) not in scheduler_names:
-        return None
-    if pod.metadata.annotations.get(GROUP_NAME_ANNOTATION):
-        return None
-    if pod.metadata.deletionTimestamp is not None or pod.status.phase in ("Succeeded", "Failed"):
-        return None
-    name = podgroup_name(pod)
+def _podgroup(pod: Pod, name: str) -> Json:
     annotations = {
         key: pod.metadata.annotations[key]
         for key in _PROPAGATED_ANNOTATIONS
@@ -83,12 +110,10 @@ def podgroup_for_pod(
     }
     if annotations:
         metadata["annotations"] = annotations
-    podgroup: Json = {
+    return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
         "metadata": metadata,
         "spec": spec,
         "status": {"phase": "Pending"},
     }
-    patch = {"metadata": {"annotations": {GROUP_NAME_ANNOTATION: name}}}
-    return PodGroupForPod(podgroup=podgroup, pod_patch=patch)

@@ -38,6 +38,7 @@ from shared.events import ListSynced, StateEvent, state_decoder
 from shared.expectations import Expectations
 from shared.kube import ApiError, resource_for
 from shared.kube.errors import CALL_ERRORS
+from shared.kube.keys import object_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
 from shared.topics import Topics
@@ -133,7 +134,7 @@ class JobController:
         executor = ActionExecutor(
             kube, self.cache, component="shoal-jobcontroller", post_events=settings.post_events
         )
-        self.syncer = Syncer(cache=self.cache, kube=kube, executor=executor)
+        self.syncer = Syncer(cache=self.cache, executor=executor)
         self.metrics = Metrics(shell, self.queue)
         self.log = shell.log.bind(shard=settings.shard, shards=settings.shards)
         self._topics = _topics(shell.topics)
@@ -210,7 +211,7 @@ class JobController:
         head = msgspec.json.decode(event.object, type=_CommandHead)
         if head.target is None:
             return False
-        target = f"{head.metadata.namespace}/{head.target.name}"
+        target = object_key(head.metadata.namespace, head.target.name)
         return self.sharding.owns_key(target, self._jobs_partitions)
 
     async def ensure_default_queue(self, stopping: asyncio.Event) -> None:

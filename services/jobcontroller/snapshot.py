@@ -1,10 +1,10 @@
-"""A cache snapshot from a list of objects: what each job observes when it syncs.
+"""A cache snapshot from a list of objects, indexed as the controller's cache is.
 
-Used by ``shoal simulate reconcile`` and the benchmark. A job observes the pods, PodGroups and
-Services it controls, the orphans in its namespace (adoption candidates, including PodGroups
-and Services nobody owns) and the bus Commands that target it. Manifests written by hand often
-lack uids: a job without one gets a uid derived from its identity, and owner references that
-name the job without a uid are completed with it.
+Used by ``shoal simulate reconcile``: ``observing.observe`` asks it, as it asks the cache, for
+the pods, PodGroups and Services a job controls (by uid), the ownerless ones of a namespace,
+and the bus Commands that target the job. Manifests written by hand often lack uids: a job
+without one gets a uid derived from its identity, and owner references that name the job
+without a uid are completed with it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from services.jobcontroller.core import Observed
+from services.jobcontroller.cache import COMMAND, POD, PODGROUP, SERVICE, WorkKey, work_key
 from shared.models import Command, Model, ObjectMeta, Pod, PodGroup, Service
 
 
@@ -29,20 +29,32 @@ class Snapshot:
     services: list[Service] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
 
-    def observe(self, job: Any, *, expectations_satisfied: bool = True) -> Observed:
-        meta: ObjectMeta = job.metadata
-        namespace = meta.namespace or "default"
-        owned_pods, orphans = _split(self.pods, meta.uid, namespace)
-        owned_groups, loose_groups = _split(self.podgroups, meta.uid, namespace)
-        owned_services, loose_services = _split(self.services, meta.uid, namespace)
-        return Observed(
-            pods=owned_pods,
-            podgroups=owned_groups + loose_groups,
-            services=owned_services + loose_services,
-            commands=[c for c in self.commands if _targets(c, job)],
-            expectations_satisfied=expectations_satisfied,
-            orphans=orphans,
-        )
+    def owned(self, job: WorkKey, type_key: str) -> list[Any]:
+        """The objects of ``type_key`` the job controls (Commands: that target it)."""
+        found = next((j for j in self.jobs if work_key(j) == job), None)
+        if found is None:
+            return []
+        if type_key == COMMAND:
+            return [c for c in self.commands if _targets(c, found)]
+        uid = found.metadata.uid
+        return [o for o in self._of_type(type_key) if _controller_uid(o) == uid]
+
+    def loose(self, type_key: str, namespace: str) -> list[Any]:
+        """The objects of ``type_key`` in ``namespace`` that no controller owns."""
+        return [
+            o
+            for o in self._of_type(type_key)
+            if o.metadata.controller_ref() is None
+            and (o.metadata.namespace or "default") == namespace
+        ]
+
+    def _of_type(self, type_key: str) -> list[Any]:
+        by_type: dict[str, list[Any]] = {
+            POD: self.pods,
+            PODGROUP: self.podgroups,
+            SERVICE: self.services,
+        }
+        return by_type.get(type_key, [])
 
 
 def build(objects: list[Model], is_job: Any) -> Snapshot:
@@ -95,18 +107,9 @@ def _resolve_owners(obj: Any, uids: dict[tuple[str, str, str, str], str]) -> Any
     return msgspec.structs.replace(obj, metadata=new_meta)
 
 
-def _split(objects: list[Any], uid: str, namespace: str) -> tuple[list[Any], list[Any]]:
-    """(controlled by the job, orphans in its namespace)."""
-    owned: list[Any] = []
-    orphans: list[Any] = []
-    for obj in objects:
-        meta: ObjectMeta = obj.metadata
-        ref = meta.controller_ref()
-        if ref is not None and ref.uid == uid:
-            owned.append(obj)
-        elif ref is None and (meta.namespace or "default") == namespace:
-            orphans.append(obj)
-    return owned, orphans
+def _controller_uid(obj: Any) -> str | None:
+    ref = obj.metadata.controller_ref()
+    return ref.uid if ref is not None else None
 
 
 def _targets(command: Command, job: Any) -> bool:

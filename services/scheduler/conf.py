@@ -9,13 +9,17 @@ them: true, except ``enableHierarchy`` and ``enabledClusterOrder``, which it lea
 Volcano ignores keys it does not know, so a conf that runs there must run here: an unknown key
 is a *warning* naming the closest known key (``SchedulerConf.warnings``), not an error. An
 unknown action or plugin, a switch that is not a boolean, or invalid plugin arguments stay
-errors: a conf Shoal cannot carry out must not silently fall back to a default.
+errors: a conf Shoal cannot carry out must not silently fall back to a default. A plugin
+*argument* a plugin does not know is a warning too (Volcano's plugins read the keys they know
+and ignore the rest), naming the closest argument the plugin knows.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import msgspec
@@ -81,6 +85,27 @@ def unknown_key(where: str, key: str, known: tuple[str, ...] | list[str]) -> str
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"{where}: unknown key {key!r} is ignored{hint}"
+
+
+# Where plugin argument warnings go while ``parse_conf`` builds a plugin (None: nowhere).
+_ARGUMENT_WARNINGS: ContextVar[list[str] | None] = ContextVar("argument_warnings", default=None)
+
+
+def warn_argument(message: str) -> None:
+    """A plugin argument Volcano would ignore: recorded for the conf being parsed, not fatal."""
+    sink = _ARGUMENT_WARNINGS.get()
+    if sink is not None:
+        sink.append(message)
+
+
+@contextmanager
+def _collecting() -> Iterator[list[str]]:
+    found: list[str] = []
+    token = _ARGUMENT_WARNINGS.set(found)
+    try:
+        yield found
+    finally:
+        _ARGUMENT_WARNINGS.reset(token)
 
 
 class PluginOption(msgspec.Struct, frozen=True, kw_only=True):
@@ -174,7 +199,9 @@ def parse_conf(
                 raise _fail(source, f"{where}: plugin {option.name!r} is configured twice")
             seen.add(option.name)
             try:
-                plugins.get(option.name)(dict(option.arguments))
+                with _collecting() as found:
+                    plugins.get(option.name)(dict(option.arguments))
+                warnings.extend(f"{where} ({option.name}): {w}" for w in found)
             except UserError as exc:
                 raise _fail(source, f"{where} ({option.name}): {exc}") from None
             options.append(option)

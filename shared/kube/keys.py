@@ -8,7 +8,24 @@ submitted without one (manifests read from a file, pods of a job).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 DEFAULT_NAMESPACE = "default"
+
+
+class NamedObject(Protocol):
+    """Anything with ``metadata.namespace`` and ``metadata.name`` (every model, a Pod say)."""
+
+    @property
+    def metadata(self) -> _Meta: ...
+
+
+class _Meta(Protocol):
+    @property
+    def namespace(self) -> str | None: ...
+
+    @property
+    def name(self) -> str: ...
 
 
 def object_key(namespace: str | None, name: str) -> str:
@@ -25,3 +42,8 @@ def split_key(key: str) -> tuple[str, str]:
     """``(namespace, name)`` of a key; the namespace is ``""`` for a cluster-scoped key."""
     namespace, _, name = key.rpartition("/")
     return namespace, name
+
+
+def key_of(obj: NamedObject) -> str:
+    """The ``namespace/name`` key of a namespaced object (``namespaced_key`` of its metadata)."""
+    return namespaced_key(obj.metadata.namespace, obj.metadata.name)

@@ -54,9 +54,8 @@ class FakeCluster:
             self._delete(key)
         for manifest in actions.create:
             self._create(manifest, now)
-        if actions.status is not None:
-            status = convert(actions.status, JobStatus)
-            updated = msgspec.structs.replace(job, status=status)
+        if isinstance(actions.status, JobStatus):
+            updated = msgspec.structs.replace(job, status=actions.status)
             self.jobs[namespaced_key(job.metadata.namespace, job.metadata.name)] = updated
 
     def run_kubelet(self, now: float) -> None:

@@ -5,8 +5,10 @@ to the job it targets. ``--pending-creations``/``--pending-deletions`` start eac
 unsatisfied expectations. Output per job key (architecture §5): ``kind``, ``created`` (full
 manifests), ``deleted`` (``ns/name``), ``status`` (the job's new status in its own schema);
 ``patched``, ``requeueAfter``, ``deleteJob`` and ``events`` are added when there are any. A
-job kind whose reconcile is not available is reported as an ``error`` entry and a line on
-stderr, and the command exits 1.
+pod of the file that a plain-pod sync would act on (its PodGroup and the annotation joining it,
+or an orphan's tracking finalizer) gets an entry too, ``kind: Pod`` without ``status``, under
+its key (``Pod ns/name`` if a job has that key). A job kind whose reconcile is not available is
+reported as an ``error`` entry and a line on stderr, and the command exits 1.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared.errors import ManifestError, UserError
+
+if TYPE_CHECKING:
+    from services.jobcontroller.core import Actions
+    from services.jobcontroller.kinds import ReconcilerTable
+    from services.jobcontroller.snapshot import Snapshot
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,10 +56,11 @@ def simulate(
     now: float,
     pending_creations: int = 0,
     pending_deletions: int = 0,
-    table: dict[tuple[str, str], str] | None = None,
+    table: ReconcilerTable | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """One sync of every job in ``text``: (output per job key, error lines)."""
-    from services.jobcontroller import kinds, snapshot
+    from services.jobcontroller import kinds, observing, snapshot
+    from services.jobcontroller.cache import work_key
     from shared.expectations import Expectations
     from shared.models import load_manifests, object_key
 
@@ -71,30 +79,57 @@ def simulate(
         if pending_deletions:
             pending = [f"pending-{i}" for i in range(pending_deletions)]
             expectations.expect_deletions(key, pending, now)
-        observed = snap.observe(job, expectations_satisfied=expectations.satisfied(key, now))
+        satisfied = expectations.satisfied(key, now)
+        observed = observing.observe(snap, work_key(job), expectations_satisfied=satisfied)
         try:
-            reconcile = kinds.reconciler_for(job.apiVersion, job.kind, table)
+            reconciler = kinds.reconciler_for(job.apiVersion, job.kind, table or kinds.RECONCILERS)
         except kinds.ReconcileUnavailable as exc:
             errors.append(f"{key}: {exc}")
             result[key] = {"kind": job.kind, "error": str(exc)}
             continue
-        result[key] = _entry(job, reconcile(job, observed, now))
+        result[key] = _entry(job, reconciler.reconcile(job, observed, now))
+    for key, entry in _plain_pods(snap).items():
+        result[f"Pod {key}" if key in result else key] = entry
     return result, errors
 
 
-def _entry(job: Any, actions: Any) -> dict[str, Any]:
-    from shared.models import to_dict
+def _plain_pods(snap: Snapshot) -> dict[str, dict[str, Any]]:
+    """What a plain-pod sync does to each pod of the file (only pods it acts on)."""
+    from services.jobcontroller import podgroups
+    from services.jobcontroller.batchjob.orphans import controller_job_key
+    from shared.kube.keys import namespaced_key
+    from shared.models import Job
 
-    entry: dict[str, Any] = {
-        "kind": job.kind,
-        "created": actions.create,
-        "deleted": actions.delete,
-        "status": actions.status if actions.status is not None else to_dict(job.status),
+    jobs = {
+        namespaced_key(j.metadata.namespace, j.metadata.name): j
+        for j in snap.jobs
+        if isinstance(j, Job)
     }
-    if actions.patch:
+    existing = {namespaced_key(g.metadata.namespace, g.metadata.name) for g in snap.podgroups}
+    entries: dict[str, dict[str, Any]] = {}
+    for pod in snap.pods:
+        actions = podgroups.reconcile_pod(
+            pod,
+            job=jobs.get(controller_job_key(pod) or ""),
+            podgroup_exists=podgroups.podgroup_key(pod) in existing,
+        )
+        if actions.changes_objects():
+            key = namespaced_key(pod.metadata.namespace, pod.metadata.name)
+            entries[key] = _entry(pod, actions)
+    return entries
+
+
+def _entry(obj: Any, actions: Actions) -> dict[str, Any]:
+    from shared.models import Pod, to_dict
+
+    entry: dict[str, Any] = {"kind": obj.kind, "created": actions.create, "deleted": actions.delete}
+    if not isinstance(obj, Pod):
+        status = actions.status if actions.status is not None else obj.status
+        entry["status"] = to_dict(status)
+    patches = [*actions.patch, *actions.patch_after_create]
+    if patches:
         entry["patched"] = [
-            {"kind": p.kind, "key": p.key, "type": p.patch_type, "patch": p.patch}
-            for p in actions.patch
+            {"kind": p.kind, "key": p.key, "type": p.patch_type, "patch": p.patch} for p in patches
         ]
     if actions.requeue_after is not None:
         entry["requeueAfter"] = actions.requeue_after

@@ -16,7 +16,7 @@ import msgspec
 from services.jobcontroller.batchjob import keys
 from services.jobcontroller.batchjob.spec import JobView
 from services.jobcontroller.core import Actions, Observed, Patch
-from shared.kube.keys import namespaced_key
+from shared.kube.keys import key_of
 from shared.models import Json, OwnerReference, Pod
 
 
@@ -42,13 +42,13 @@ def claim_pods(job: JobView, observed: Observed, actions: Actions) -> list[Pod]:
             removing = pod.metadata.uid in observed.finalizers_removing
             claimed.append(_without_finalizer(pod) if removing else pod)
         elif pod.metadata.deletionTimestamp is None and not job.deleting:
-            actions.patch.append(Patch("Pod", _key(pod), _release_patch(job, pod), "strategic"))
+            actions.patch.append(Patch("Pod", key_of(pod), _release_patch(job, pod), "strategic"))
     if job.deleting:
         return claimed
     for pod in observed.orphans:
         if not _adoptable(job, pod):
             continue
-        actions.patch.append(Patch("Pod", _key(pod), _adopt_patch(job, pod), "strategic"))
+        actions.patch.append(Patch("Pod", key_of(pod), _adopt_patch(job, pod), "strategic"))
         claimed.append(_adopted(job, pod))
     return claimed
 
@@ -61,10 +61,6 @@ def _adoptable(job: JobView, pod: Pod) -> bool:
         and (meta.namespace or "default") == job.namespace
         and job.selector.matches(meta.labels)
     )
-
-
-def _key(pod: Pod) -> str:
-    return namespaced_key(pod.metadata.namespace, pod.metadata.name)
 
 
 def _adopt_patch(job: JobView, pod: Pod) -> Json:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.jobcontroller.batchjob import keys
-from shared.kube.keys import namespaced_key
+from shared.kube.keys import key_of
 from shared.models import Pod
 from shared.models.batch import OnExitCodes, OnPodCondition, PodFailurePolicy
 from shared.models.core import ContainerStatus
@@ -29,7 +29,7 @@ NO_MATCH = FailureVerdict()
 def match(policy: PodFailurePolicy | None, pod: Pod) -> FailureVerdict:
     if policy is None:
         return NO_MATCH
-    pod_key = namespaced_key(pod.metadata.namespace, pod.metadata.name)
+    pod_key = key_of(pod)
     for index, rule in enumerate(policy.rules):
         if rule.onExitCodes is not None:
             container = _matching_container(pod, rule.onExitCodes)

@@ -16,6 +16,7 @@ from services.jobcontroller.batchjob.creation import PodNamer, pod_manifest
 from services.jobcontroller.batchjob.intervals import Intervals
 from services.jobcontroller.batchjob.removal import pods_for_removal
 from services.jobcontroller.core import Patch
+from shared.kube.keys import namespaced_key
 from shared.models import Pod
 
 
@@ -39,7 +40,7 @@ def delete_pods(ctx: SyncContext, pods: list[Pod]) -> int:
     """Delete ``pods`` after removing their tracking finalizers: pods the controller removes
     on purpose are never counted as failed."""
     for pod in pods:
-        key = f"{ctx.job.namespace}/{pod.metadata.name}"
+        key = namespaced_key(ctx.job.namespace, pod.metadata.name)
         if podutil.has_finalizer(pod):
             ctx.actions.patch.append(finalizer_removal(key, pod))
         ctx.actions.delete_object("Pod", key)

@@ -14,7 +14,7 @@ from services.jobcontroller.batchjob.manage import finalizer_removal
 from services.jobcontroller.batchjob.pods import has_finalizer
 from services.jobcontroller.batchjob.sync import is_finished
 from services.jobcontroller.core import Patch
-from shared.kube.keys import namespaced_key
+from shared.kube.keys import key_of, namespaced_key
 from shared.models import Job, Pod
 
 
@@ -43,4 +43,4 @@ def release(pod: Pod, job: Job | None) -> Patch | None:
     """The finalizer-removal patch for an orphaned pod, or None."""
     if not needs_release(pod, job):
         return None
-    return finalizer_removal(namespaced_key(pod.metadata.namespace, pod.metadata.name), pod)
+    return finalizer_removal(key_of(pod), pod)

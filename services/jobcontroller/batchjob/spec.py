@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.jobcontroller.batchjob import keys
+from shared.kube.keys import namespaced_key
 from shared.models import Job, Json, LabelSelector
 from shared.models.batch import PodFailurePolicy, SuccessPolicy
 
@@ -43,7 +44,7 @@ class JobView:
 
     @property
     def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
+        return namespaced_key(self.namespace, self.name)
 
     @property
     def indexed(self) -> bool:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shared.kube.timefmt import format_rfc3339
-from shared.models import Condition, Json
-from shared.models.batch import JobStatus
+from shared.models import Condition
+from shared.models.batch import JobStatus, UncountedTerminatedPods
 
 
 @dataclass(slots=True)
 class StatusDraft:
-    """A mutable copy of ``JobStatus``; ``to_json`` writes it in the batch/v1 schema."""
+    """A mutable copy of ``JobStatus``; ``to_status`` gives the new ``JobStatus``."""
 
     conditions: list[Condition] = field(default_factory=list)
     start_time: str | None = None
@@ -44,30 +44,24 @@ class StatusDraft:
             uncounted_failed=list(uncounted.failed) if uncounted else [],
         )
 
-    def to_json(self) -> Json:
-        out: Json = {}
-        if self.conditions:
-            out["conditions"] = [_condition_json(c) for c in self.conditions]
-        if self.start_time is not None:
-            out["startTime"] = self.start_time
-        if self.completion_time is not None:
-            out["completionTime"] = self.completion_time
-        out["active"] = self.active
-        out["succeeded"] = self.succeeded
-        out["failed"] = self.failed
-        out["terminating"] = self.terminating
-        out["ready"] = self.ready
-        if self.completed_indexes:
-            out["completedIndexes"] = self.completed_indexes
-        if self.failed_indexes is not None:
-            out["failedIndexes"] = self.failed_indexes
-        # Both lists, empty ones too: the status is written as a JSON merge patch, where an
-        # absent list would leave the uids of an earlier write in place.
-        out["uncountedTerminatedPods"] = {
-            "succeeded": list(self.uncounted_succeeded),
-            "failed": list(self.uncounted_failed),
-        }
-        return out
+    def to_status(self) -> JobStatus:
+        # Both uncounted lists are always present: written as a merge patch from the cached
+        # status, an absent list would leave the uids of an earlier write in place.
+        return JobStatus(
+            conditions=list(self.conditions),
+            startTime=self.start_time,
+            completionTime=self.completion_time,
+            active=self.active,
+            succeeded=self.succeeded,
+            failed=self.failed,
+            terminating=self.terminating,
+            ready=self.ready,
+            completedIndexes=self.completed_indexes or None,
+            failedIndexes=self.failed_indexes,
+            uncountedTerminatedPods=UncountedTerminatedPods(
+                succeeded=list(self.uncounted_succeeded), failed=list(self.uncounted_failed)
+            ),
+        )
 
     def find(self, kind: str) -> Condition | None:
         return next((c for c in self.conditions if c.type == kind), None)
@@ -107,12 +101,3 @@ def new_condition(kind: str, status: str, reason: str, message: str, now: float)
         lastProbeTime=stamp,
         lastTransitionTime=stamp,
     )
-
-
-def _condition_json(cond: Condition) -> Json:
-    out: Json = {"type": cond.type, "status": cond.status}
-    for key in ("reason", "message", "lastProbeTime", "lastTransitionTime"):
-        value = getattr(cond, key)
-        if value is not None:
-            out[key] = value
-    return out

@@ -17,6 +17,7 @@ from services.jobcontroller.batchjob.claiming import claim_pods
 from services.jobcontroller.batchjob.context import SyncContext
 from services.jobcontroller.batchjob.status import StatusDraft, new_condition
 from services.jobcontroller.core import Actions, Observed
+from shared.kube.keys import namespaced_key
 from shared.kube.timefmt import format_rfc3339, parse_rfc3339
 from shared.models import Condition, Job
 
@@ -43,7 +44,7 @@ def reconcile(job: Job, observed: Observed, now: float) -> Actions:
     status.active, status.ready, status.terminating = active, ctx.ready, ctx.terminating
     if tracking.track(ctx):
         _expire_after_finish(ctx)
-    actions.status = status.to_json()
+    actions.status = status.to_status()
     return actions
 
 
@@ -85,7 +86,7 @@ def _terminate(ctx: SyncContext) -> None:
         ctx.finished = None  # the cache may be missing pods: decide again next sync
         return
     for pod in ctx.active:
-        ctx.actions.delete_object("Pod", f"{ctx.job.namespace}/{pod.metadata.name}")
+        ctx.actions.delete_object("Pod", namespaced_key(ctx.job.namespace, pod.metadata.name))
         if podutil.is_ready(pod):
             ctx.ready -= 1
     ctx.terminating += len(ctx.active)

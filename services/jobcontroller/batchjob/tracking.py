@@ -17,6 +17,7 @@ from services.jobcontroller.batchjob import pods as podutil
 from services.jobcontroller.batchjob.context import SyncContext
 from services.jobcontroller.batchjob.manage import finalizer_removal
 from services.jobcontroller.batchjob.status import StatusDraft, new_condition
+from shared.kube.keys import namespaced_key
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Pod
 
@@ -29,9 +30,9 @@ def track(ctx: SyncContext) -> bool:
     releasing, reached_max = _record_finished(ctx)
     _record_interim_condition(ctx)
     if releasing:
-        ctx.actions.interim_status = status.to_json()
+        ctx.actions.interim_status = status.to_status()
     for pod in releasing:
-        key = f"{ctx.job.namespace}/{pod.metadata.name}"
+        key = namespaced_key(ctx.job.namespace, pod.metadata.name)
         ctx.actions.patch.append(finalizer_removal(key, pod))
         with_finalizer.discard(pod.metadata.uid)
     _count_released(status, with_finalizer)

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import msgspec
-
-from services.jobcontroller.core import Actions, Observed, Patch
+from services.jobcontroller.core import Actions, Observed, Patch, editable_copy
 from services.jobcontroller.pytorchjob import conditions as cond
 from services.jobcontroller.pytorchjob.objects import (
     REPLICA_INDEX_LABEL,
@@ -35,8 +33,9 @@ from services.jobcontroller.pytorchjob.spec import (
     Replica,
     pytorch_view,
 )
+from shared.kube.keys import namespaced_key
 from shared.kube.timefmt import format_rfc3339, parse_rfc3339
-from shared.models import Pod, PodGroup, PyTorchJob, Service, to_dict
+from shared.models import Pod, PodGroup, PyTorchJob, Service
 from shared.models.kubeflow import PyTorchJobStatus, ReplicaStatus
 from shared.resources import Resources
 
@@ -60,7 +59,7 @@ class _Sync:
         return format_rfc3339(self.now)
 
     def key(self, name: str) -> str:
-        return f"{self.job.namespace}/{name}"
+        return namespaced_key(self.job.namespace, name)
 
 
 def reconcile(job: PyTorchJob, observed: Observed, now: float) -> Actions:
@@ -72,7 +71,7 @@ def reconcile(job: PyTorchJob, observed: Observed, now: float) -> Actions:
         return Actions()
     sync = _Sync(
         job=view,
-        status=msgspec.convert(msgspec.to_builtins(job.status), PyTorchJobStatus),
+        status=editable_copy(job.status),
         pods=sorted(
             (p for p in observed.pods if _owned(p.metadata.controller_ref(), view)),
             key=lambda p: p.metadata.name,
@@ -88,7 +87,7 @@ def reconcile(job: PyTorchJob, observed: Observed, now: float) -> Actions:
             sync.status, cond.CREATED, "True", cond.reason("Created"), message, sync.stamp
         )
     _run(sync)
-    sync.actions.status = to_dict(sync.status)
+    sync.actions.status = sync.status
     return sync.actions
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.jobcontroller.volcanojob.spec import JobView, Task
+from shared.kube.keys import namespaced_key
 from shared.models import Json
 
 SVC_MOUNT_PATH = "/etc/volcano"
@@ -150,8 +151,8 @@ class SvcPlugin:
 
     def on_job_delete(self, job: JobView) -> list[tuple[str, str]]:
         return [
-            ("ConfigMap", f"{job.namespace}/{self.config_map_name(job)}"),
-            ("Service", f"{job.namespace}/{job.name}"),
+            ("ConfigMap", namespaced_key(job.namespace, self.config_map_name(job))),
+            ("Service", namespaced_key(job.namespace, job.name)),
         ]
 
 
@@ -197,7 +198,7 @@ class SshPlugin:
         ]
 
     def on_job_delete(self, job: JobView) -> list[tuple[str, str]]:
-        return [("Secret", f"{job.namespace}/{self.secret_name(job)}")]
+        return [("Secret", namespaced_key(job.namespace, self.secret_name(job)))]
 
 
 def _flag(args: list[str], name: str) -> str | None:

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from services.jobcontroller.core import Actions, Observed, Patch
+from services.jobcontroller.core import Actions, Observed, Patch, editable_copy
 from services.jobcontroller.volcanojob import states
 from services.jobcontroller.volcanojob.objects import build_pod, build_podgroup, podgroup_spec
 from services.jobcontroller.volcanojob.plugins import Plugin, build_plugins, controlled_key
 from services.jobcontroller.volcanojob.policies import SYNC_JOB, decide, derive_events, pods_by_task
 from services.jobcontroller.volcanojob.spec import JobView, Task, job_view
+from shared.kube.keys import namespaced_key
 from shared.kube.timefmt import format_rfc3339, go_duration, parse_rfc3339
-from shared.models import Command, Json, ObjectMeta, Pod, PodGroup, VolcanoJob, to_dict
+from shared.models import Command, Json, ObjectMeta, Pod, PodGroup, VolcanoJob
 from shared.models.volcano import JOB_NAME_KEY, TASK_SPEC_KEY, JobCondition, TaskState
 from shared.models.volcano import VolcanoJobStatus as Status
 from shared.resources import Resources
@@ -49,7 +50,7 @@ def reconcile(job: VolcanoJob, observed: Observed, now: float) -> Actions:
     view = job_view(job)
     sync = _Sync(
         job=view,
-        status=msgspec.convert(msgspec.to_builtins(job.status), Status),
+        status=editable_copy(job.status),
         pods=[pod for pod in observed.pods if _owned(pod, view)],
         podgroup=next(
             (pg for pg in observed.podgroups if pg.metadata.name == view.podgroup_name), None
@@ -70,7 +71,7 @@ def reconcile(job: VolcanoJob, observed: Observed, now: float) -> Actions:
     else:
         _kill(sync, step.retain, step.update, task=target if step.mode == "kill_task" else None)
     _after_finish(sync)
-    sync.actions.status = to_dict(sync.status)
+    sync.actions.status = sync.status
     return sync.actions
 
 
@@ -114,7 +115,9 @@ def _choose_action(sync: _Sync, commands: list[Command]) -> str:
     )
     if mine and sync.may_act:
         command = mine[0]
-        sync.actions.consumed_commands.append(f"{sync.job.namespace}/{command.metadata.name}")
+        sync.actions.consumed_commands.append(
+            namespaced_key(sync.job.namespace, command.metadata.name)
+        )
         message = (
             f"Start to execute command {command.action}, and clean it up to make sure "
             "executed not more than once."
@@ -287,7 +290,7 @@ def _created_meta(task: str) -> ObjectMeta:
 
 def _delete(sync: _Sync, kind: str, pod: Pod) -> None:
     sync.actions.delete_object(
-        kind, f"{pod.metadata.namespace or sync.job.namespace}/{pod.metadata.name}"
+        kind, namespaced_key(pod.metadata.namespace or sync.job.namespace, pod.metadata.name)
     )
     sync.deleted_any = True
 
@@ -319,7 +322,7 @@ def _ensure_podgroup(sync: _Sync) -> None:
     )
     if not same:
         patch: Json = {"spec": {**want, "priorityClassName": want.get("priorityClassName")}}
-        key = f"{job.namespace}/{job.podgroup_name}"
+        key = namespaced_key(job.namespace, job.podgroup_name)
         sync.actions.patch.append(Patch(kind="PodGroup", key=key, patch=patch))
 
 
@@ -367,7 +370,9 @@ def _remove_job_objects(sync: _Sync) -> None:
         del controlled[key]
     sync.status.controlledResources = controlled
     if sync.podgroup is not None:
-        sync.actions.delete_object("PodGroup", f"{sync.job.namespace}/{sync.job.podgroup_name}")
+        sync.actions.delete_object(
+            "PodGroup", namespaced_key(sync.job.namespace, sync.job.podgroup_name)
+        )
 
 
 # -- after finishing ----------------------------------------------------------------------------

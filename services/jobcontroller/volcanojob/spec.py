@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import VOLCANO_SCHEDULER_NAME
 from shared.models import Json, VolcanoJob
 from shared.models.volcano import LifecyclePolicy
@@ -62,7 +63,7 @@ class JobView:
 
     @property
     def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
+        return namespaced_key(self.namespace, self.name)
 
     @property
     def podgroup_name(self) -> str:

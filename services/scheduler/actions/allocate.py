@@ -2,8 +2,9 @@
 
 A job's tasks go through one Statement: committed when the gang is ready, kept (reserved,
 not bound) when it is pipelined, discarded otherwise. A ready job with tasks left goes back
-into its queue so other jobs get a turn. The first task that fits no node stops the job and
-its node histogram becomes the job's reason.
+into its queue so other jobs get a turn. A task that fits no node keeps its node histogram as
+the job's reason; the job goes on with its other tasks while its gang can still be met
+(Volcano's ``NeedContinueAllocating``), and skips further tasks of the same role.
 """
 
 from __future__ import annotations
@@ -83,9 +84,23 @@ class Allocate:
             if refused is not None:
                 job.record(refused)
                 continue
+            failed = next(
+                (
+                    f
+                    for k, f in job.fit_errors.items()
+                    if task.role and job.tasks[k].role == task.role
+                ),
+                None,
+            )
+            if failed is not None:
+                # Volcano's role cache: a task of a role that already fitted nowhere is skipped.
+                job.fit_errors[task.key] = failed
+                continue
             row = placer.choose(task)
             if row < 0:
                 job.fit_errors[task.key] = placer.fit_errors(task)
+                if job.need_continue_allocating():
+                    continue
                 break
             if placer.fits_idle(task, row):
                 stmt.allocate(task, row)

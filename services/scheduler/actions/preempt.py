@@ -1,6 +1,11 @@
 """preempt: starving jobs evict lower-priority running tasks of their own queue, then tasks
-preempt within their own job. Victims come from the preemptable plugins; the preemptor is
-pipelined onto the node being freed, and binds in a later session once the victims are gone.
+preempt within their own job (Volcano's ``preempt`` action, normal mode).
+
+Victims come from the preemptable plugins, node by node in score order; evictions on a node
+go through a statement of their own that is merged only when the preemptor then fits there
+(queue allocatable, future idle, predicates), so victims on a node that did not help are never
+evicted. The preemptor is pipelined onto the node being freed and binds in a later session.
+A job's preemptions are committed only if the job is then pipelined.
 """
 
 from __future__ import annotations
@@ -8,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from services.scheduler.actions.allocate import pending_tasks
 from services.scheduler.actions.ordering import KeyedQueue
-from services.scheduler.actions.victims import enough, eviction_order, fits_future
-from services.scheduler.api import JobInfo, TaskInfo, TaskStatus
+from services.scheduler.actions.victims import enough, eviction_order, fits_on_node, may_preempt
+from services.scheduler.api import JobInfo, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
 
@@ -19,36 +23,57 @@ if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 NAME = "preempt"
+# Volcano's api.PreemptableStatus.
+_PREEMPTABLE_STATUSES = frozenset({TaskStatus.BOUND, TaskStatus.RUNNING})
+
+
+def preemptor_tasks(ssn: Session, job: JobInfo) -> list[TaskInfo]:
+    """Every pending task (best-effort ones too), *last* to try first (pop from the end)."""
+    tasks = list(job.pending_tasks())
+    tasks.sort(key=ssn.task_order_key, reverse=True)
+    return tasks
 
 
 def preempt_one(
     ssn: Session,
     placer: Placer,
     stmt: Statement,
+    queue: QueueInfo,
     preemptor: TaskInfo,
     eligible: Callable[[TaskInfo], bool],
 ) -> bool:
-    """Try the nodes best-score first; evict the fewest, lowest-ordered victims that free room."""
+    """Try the nodes best-score first; evict the lowest-ordered victims until the task fits."""
+    if not may_preempt(preemptor):
+        return False
     nodes = ssn.nodes
-    for row in placer.ranked(preemptor, placer.feasible(preemptor, resources=False)):
+    for row in placer.ranked(preemptor, placer.static(preemptor).passed):
         candidates = [t for t in nodes.tasks[row].values() if eligible(t)]
-        if not candidates:
-            continue
         victims = ssn.preemptable(preemptor, candidates)
         if not enough(nodes, preemptor, row, victims):
             continue
+        node_stmt = Statement(ssn)
+        fits = fits_on_node(ssn, placer, queue, preemptor, row)
         for victim in eviction_order(ssn, victims):
-            if fits_future(nodes, preemptor, row):
+            if fits:
                 break
-            stmt.evict(victim)
-        if fits_future(nodes, preemptor, row):
-            stmt.pipeline(preemptor, row)
+            node_stmt.evict(victim)
+            fits = fits_on_node(ssn, placer, queue, preemptor, row)
+        if fits:
+            node_stmt.pipeline(preemptor, row)
+            stmt.merge(node_stmt)
             return True
+        node_stmt.discard()
     return False
 
 
-def _running(task: TaskInfo) -> bool:
-    return task.status is TaskStatus.RUNNING and not task.best_effort
+def _eligible_status(preemptor: TaskInfo, task: TaskInfo) -> bool:
+    """Running or bound, preemptable, and never a request-less task's victim unless it too has
+    no requests (a best-effort pod may preempt only best-effort pods)."""
+    return (
+        task.status in _PREEMPTABLE_STATUSES
+        and task.preemptable
+        and not (preemptor.best_effort and not task.best_effort)
+    )
 
 
 class Preempt:
@@ -56,66 +81,64 @@ class Preempt:
 
     def execute(self, ssn: Session) -> None:
         starving: dict[str, KeyedQueue[JobInfo]] = {}
+        under_request: dict[str, list[JobInfo]] = {}
         tasks: dict[str, list[TaskInfo]] = {}
         for job in ssn.jobs.values():
-            if job.is_pending() or job.queue not in ssn.queues or not ssn.job_starving(job):
+            if job.is_pending() or ssn.job_valid(job) is not None:
+                continue
+            if job.queue not in ssn.queues or not ssn.job_starving(job):
                 continue
             starving.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
-            tasks[job.key] = pending_tasks(ssn, job, best_effort=False)
+            under_request.setdefault(job.queue, []).append(job)
+            tasks[job.key] = preemptor_tasks(ssn, job)
         placer = Placer(ssn)
         order = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(starving)))
         while order:
             queue = order.pop()
-            self._between_jobs(ssn, placer, starving[queue.name], tasks)
-            for job in sorted(ssn.jobs.values(), key=lambda j: j.key):
-                if job.queue == queue.name and job.key in tasks:
-                    self._within_job(ssn, placer, job)
+            self._between_jobs(ssn, placer, queue, starving[queue.name], tasks)
+            for job in under_request[queue.name]:
+                self._within_job(ssn, placer, queue, job)
 
     def _between_jobs(
         self,
         ssn: Session,
         placer: Placer,
+        queue: QueueInfo,
         jobs: KeyedQueue[JobInfo],
         tasks: dict[str, list[TaskInfo]],
     ) -> None:
         while jobs:
             job = jobs.pop()
             stmt = Statement(ssn)
-            assigned = False
             while ssn.job_starving(job) and tasks[job.key]:
                 preemptor = tasks[job.key].pop()
 
-                def eligible(t: TaskInfo, p: TaskInfo = preemptor, q: str = job.queue) -> bool:
+                def eligible(t: TaskInfo, p: TaskInfo = preemptor) -> bool:
                     owner = ssn.jobs.get(t.job)
                     return (
-                        _running(t)
-                        and t.preemptable
+                        _eligible_status(p, t)
                         and owner is not None
-                        and owner.queue == q
+                        and owner.queue == queue.name
                         and t.job != p.job
                     )
 
-                assigned = preempt_one(ssn, placer, stmt, preemptor, eligible) or assigned
-            if not ssn.job_pipelined(job):
+                preempt_one(ssn, placer, stmt, queue, preemptor, eligible)
+            if ssn.job_pipelined(job):
+                stmt.commit()
+            else:
                 stmt.discard()
-                continue
-            stmt.commit()
-            if assigned:
-                jobs.push(job)
 
-    def _within_job(self, ssn: Session, placer: Placer, job: JobInfo) -> None:
-        for preemptor in reversed(pending_tasks(ssn, job, best_effort=False)):
-            if preemptor.status is not TaskStatus.PENDING:
-                continue
+    def _within_job(self, ssn: Session, placer: Placer, queue: QueueInfo, job: JobInfo) -> None:
+        for preemptor in reversed(preemptor_tasks(ssn, job)):
             stmt = Statement(ssn)
 
             def same_job(t: TaskInfo, p: TaskInfo = preemptor) -> bool:
-                return _running(t) and t.job == p.job
+                return _eligible_status(p, t) and t.job == p.job
 
-            assigned = preempt_one(ssn, placer, stmt, preemptor, same_job)
-            stmt.commit()
-            if not assigned:
+            if not preempt_one(ssn, placer, stmt, queue, preemptor, same_job):
+                stmt.discard()
                 break
+            stmt.commit()
 
 
 def new() -> Preempt:

@@ -1,5 +1,13 @@
-"""reclaim: a starving job takes resources back from *other* queues that are above their
-deserved share (reclaimable plugins decide); its task is pipelined onto the freed node."""
+"""reclaim: a starving job takes resources back from *other* queues (Volcano's ``reclaim``).
+
+Queues in queue order, overused ones skipped; a queue's starving jobs in job order, each
+through one statement committed only if the job is then pipelined. For each pending task
+(``preemptionPolicy: Never`` and tasks the queue may not take — ``preemptive`` — skipped),
+nodes are tried in order: running, preemptable tasks of reclaimable queues are offered to the
+reclaimable plugins, and victims are evicted (lowest order first) until the task fits the
+node's future idle plus what was reclaimed. Those evictions have a statement of their own,
+merged only when the task is then pipelined there.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +15,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.actions.allocate import pending_tasks
 from services.scheduler.actions.ordering import KeyedQueue
+from services.scheduler.actions.preempt import preemptor_tasks
+from services.scheduler.actions.victims import enough, eviction_order, may_preempt
 from services.scheduler.api import JobInfo, TaskInfo, TaskStatus
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
@@ -27,12 +36,12 @@ class Reclaim:
         tasks: dict[str, list[TaskInfo]] = {}
         present: set[str] = set()
         for job in ssn.jobs.values():
-            if job.is_pending() or job.queue not in ssn.queues:
+            if job.is_pending() or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
                 continue
             present.add(job.queue)
             if ssn.job_starving(job):
                 starving.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
-                tasks[job.key] = pending_tasks(ssn, job, best_effort=False)
+                tasks[job.key] = preemptor_tasks(ssn, job)
         placer = Placer(ssn)
         queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(present)))
         while queues:
@@ -40,26 +49,36 @@ class Reclaim:
             if ssn.overused(queue) is not None:
                 continue
             jobs = starving.get(queue.name)
-            if not jobs:
-                continue
-            job = jobs.pop()
-            pending = tasks[job.key]
-            if not pending or not ssn.job_starving(job):
-                continue
-            task = pending.pop()
-            refused = ssn.allocatable(queue, task) or ssn.preemptive(queue, task)
-            if refused is not None:
-                job.record(refused)
-                continue
-            if self._reclaim_for(ssn, placer, job, task):
-                jobs.push(job)
-            queues.push(queue)
+            while jobs:
+                job = jobs.pop()
+                stmt = Statement(ssn)
+                pending = tasks[job.key]
+                while ssn.job_starving(job) and pending:
+                    task = pending.pop()
+                    if not may_preempt(task):
+                        continue
+                    refused = ssn.preemptive(queue, task)
+                    if refused is not None:
+                        job.record(refused)
+                        continue
+                    self._reclaim_for(ssn, placer, stmt, job, task)
+                if ssn.job_pipelined(job):
+                    stmt.commit()
+                else:
+                    stmt.discard()
 
-    def _reclaim_for(self, ssn: Session, placer: Placer, job: JobInfo, task: TaskInfo) -> bool:
+    def _reclaim_for(
+        self,
+        ssn: Session,
+        placer: Placer,
+        stmt: Statement,
+        job: JobInfo,
+        task: TaskInfo,
+    ) -> None:
         nodes = ssn.nodes
-        for row in np.flatnonzero(placer.feasible(task, resources=False)):
+        for row in (int(r) for r in np.flatnonzero(placer.static(task).passed)):
             candidates = []
-            for other in nodes.tasks[int(row)].values():
+            for other in nodes.tasks[row].values():
                 owner = ssn.jobs.get(other.job)
                 if (
                     other.status is not TaskStatus.RUNNING
@@ -73,24 +92,19 @@ class Reclaim:
             if not candidates:
                 continue
             victims = ssn.reclaimable(task, candidates)
-            if not victims:
+            if not enough(nodes, task, row, victims):
                 continue
-            freed = nodes.future[row] + sum(v.request for v in victims)
-            if not np.all(freed >= task.request):
-                continue
-            stmt = Statement(ssn)
-            reclaimed = np.zeros_like(task.request)
-            for victim in victims:
-                stmt.evict(victim)
-                reclaimed += victim.request
-                if np.all(reclaimed >= task.request):
+            node_stmt = Statement(ssn)
+            for victim in eviction_order(ssn, victims):
+                if np.all(nodes.future[row] >= task.request):
                     break
-            if np.all(nodes.future[row] >= task.request):
-                stmt.pipeline(task, int(row))
-                stmt.commit()
-                return True
-            stmt.commit()
-        return False
+                node_stmt.evict(victim)
+            if not np.all(nodes.future[row] >= task.request):
+                node_stmt.discard()
+                continue
+            node_stmt.pipeline(task, row)
+            stmt.merge(node_stmt)
+            return
 
 
 def new() -> Reclaim:

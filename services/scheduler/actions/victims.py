@@ -1,4 +1,6 @@
-"""Shared by preempt and reclaim: is a node worth evicting on, and evict in what order."""
+"""Shared by preempt and reclaim: is a node worth evicting on, does the preemptor fit it, and
+in what order victims go (Volcano ``ValidateVictims``, ``preemptorFitsOnNode`` and
+``BuildVictimsPriorityQueue``)."""
 
 from __future__ import annotations
 
@@ -7,17 +9,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.api import NodeTable, TaskInfo
+from services.scheduler.api import NodeTable, QueueInfo, TaskInfo
+from services.scheduler.framework.placement import Placer
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
+PREEMPT_NEVER = "Never"
+
+
+def may_preempt(task: TaskInfo) -> bool:
+    """``preemptionPolicy: Never`` (set on the pod from its PriorityClass) never evicts."""
+    return task.pod.spec.preemptionPolicy != PREEMPT_NEVER
+
 
 def enough(nodes: NodeTable, task: TaskInfo, row: int, victims: Sequence[TaskInfo]) -> bool:
-    """Volcano ``ValidateVictims``: some victims, and with them gone the task would fit."""
-    if not victims:
-        return False
-    freed = nodes.future[row] + sum(v.request for v in victims)
+    """``ValidateVictims``: with the victims gone the task would fit. No victims is fine when
+    the node's future idle already fits (a later round may place a small task there)."""
+    freed = nodes.future[row] + sum((v.request for v in victims), np.zeros_like(task.request))
     return bool(np.all(freed >= task.request))
 
 
@@ -25,10 +34,23 @@ def fits_future(nodes: NodeTable, task: TaskInfo, row: int) -> bool:
     return bool(np.all(nodes.future[row] >= task.request))
 
 
-def eviction_order(ssn: Session, victims: Sequence[TaskInfo]) -> list[TaskInfo]:
-    """Lowest job order first, then lowest task order within a job (Volcano's victim queue)."""
-    return sorted(
-        victims,
-        key=lambda t: (ssn.job_order_key(ssn.jobs[t.job]), ssn.task_order_key(t)),
-        reverse=True,
+def fits_on_node(ssn: Session, placer: Placer, queue: QueueInfo, task: TaskInfo, row: int) -> bool:
+    """``preemptorFitsOnNode``: the queue may take it, the node's future idle holds it, and the
+    predicates (pod affinity included) pass with the evictions made so far."""
+    return (
+        ssn.allocatable(queue, task) is None
+        and fits_future(ssn.nodes, task, row)
+        and placer.passes_dynamic(task, row)
     )
+
+
+def eviction_order(ssn: Session, victims: Sequence[TaskInfo]) -> list[TaskInfo]:
+    """Victims of the queue last in queue order first, then of the job last in job order, then
+    the task last in task order (Volcano's victim priority queue)."""
+
+    def key(task: TaskInfo) -> tuple[object, ...]:
+        job = ssn.jobs[task.job]
+        queue = ssn.queues[job.queue]
+        return (ssn.queue_order_key(queue), ssn.job_order_key(job), ssn.task_order_key(task))
+
+    return sorted(victims, key=key, reverse=True)

@@ -9,6 +9,8 @@ from services.scheduler.api.status import FitErrors, Status
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskInfo, TaskStatus
 from shared.models import PodGroup
 
+_OCCUPYING = frozenset(ALLOCATED_STATUSES | {TaskStatus.SUCCEEDED})
+
 PENDING = "Pending"
 INQUEUE = "Inqueue"
 RUNNING = "Running"
@@ -118,6 +120,26 @@ class JobInfo:
             if task.status in statuses:
                 counts[task.role] = counts.get(task.role, 0) + 1
         return counts
+
+    def fit_failed_roles(self) -> set[str]:
+        return {self.tasks[key].role for key in self.fit_errors if key in self.tasks}
+
+    def need_continue_allocating(self) -> bool:
+        """Volcano ``NeedContinueAllocating``: after a task fitted no node, may the job's other
+        tasks still meet its gang (in total, or each role its ``minTaskMember``)?"""
+        if self.min_available == len(self.tasks) or len(self.tasks) <= 1:
+            return False
+        failed = self.fit_failed_roles()
+        if self.min_available < sum(self.min_task_member.values()):
+            left = sum(1 for t in self.pending_tasks() if t.role not in failed)
+            return self.ready_task_num() + left >= self.min_available
+        placed: dict[str, int] = {}
+        for task in self.tasks.values():
+            if task.status in _OCCUPYING or (
+                task.status is TaskStatus.PENDING and task.best_effort
+            ):
+                placed[task.role] = placed.get(task.role, 0) + 1
+        return all(placed.get(role, 0) >= self.min_task_member.get(role, 0) for role in failed)
 
     def allocated_task_num(self) -> int:
         return sum(self.counts[s] for s in ALLOCATED_STATUSES)

@@ -69,6 +69,15 @@ def shape_of(pod: Pod) -> bytes:
     )
 
 
+def pod_index(name: str) -> int:
+    """Volcano's ``GetPodIndexUnderTask``: the last ``-`` part of ``job-task-N`` names (-1 if
+    the name has fewer parts or the part is not a number)."""
+    parts = name.split("-")
+    if len(parts) >= 3 and parts[-1].isdigit():
+        return int(parts[-1])
+    return -1
+
+
 class TaskInfo:
     """One pod: its request vector, priority, status and (when placed) node row."""
 
@@ -76,6 +85,7 @@ class TaskInfo:
         "best_effort",
         "created",
         "critical",
+        "index",
         "job",
         "key",
         "name",
@@ -108,7 +118,8 @@ class TaskInfo:
         self.namespace = meta.namespace or "default"
         self.key = f"{self.namespace}/{meta.name}"
         self.job = job
-        self.role = meta.annotations.get(TASK_SPEC_KEY, "")
+        # Volcano's getTaskRole: the task-spec annotation, else the label the controller sets.
+        self.role = meta.annotations.get(TASK_SPEC_KEY) or meta.labels.get(TASK_SPEC_KEY, "")
         self.request = request
         # The request as a float quota vector without the pod count (queue and share maths).
         if qreq is None:
@@ -127,6 +138,7 @@ class TaskInfo:
             or (pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
         )
         self.shape = shape_of(pod)
+        self.index = pod_index(meta.name)
         # Position in the job's pending order, assigned once per session.
         self.order = 0
 

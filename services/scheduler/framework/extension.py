@@ -29,9 +29,9 @@ ABSTAIN = 0
 Verdict = int | Status
 Rows = slice | np.ndarray[Any, np.dtype[np.intp]]
 
-JobOrderKey = Callable[[JobInfo], float]
+JobOrderKey = Callable[[JobInfo], float | tuple[float, ...]]
 TaskOrderKey = Callable[[TaskInfo], float]
-QueueOrderKey = Callable[[QueueInfo], float]
+QueueOrderKey = Callable[[QueueInfo], float | tuple[float, ...]]
 JobCheck = Callable[[JobInfo], bool]
 JobValidFn = Callable[[JobInfo], Status | None]
 JobVoteFn = Callable[[JobInfo], Verdict]

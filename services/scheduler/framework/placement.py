@@ -95,6 +95,10 @@ class Placer:
                 filters.append(result)
         return filters
 
+    def passes_dynamic(self, task: TaskInfo, row: int) -> bool:
+        """The dynamic predicates (pod affinity) on one row, as the session stands now."""
+        return all(bool(f.passed[row]) for f in self.dynamic(task))
+
     def feasible(self, task: TaskInfo, *, resources: bool) -> BoolVec:
         mask = self.static(task).passed.copy()
         for f in self.dynamic(task):
@@ -179,7 +183,18 @@ class Placer:
         for f in self.dynamic(task):
             masked = np.where(f.passed, masked, -np.inf)
         row = int(np.argmax(masked))
-        return row if masked[row] > -np.inf else -1
+        if masked[row] == -np.inf:
+            return -1
+        if not self.fits_idle(task, row):
+            # Volcano scores nodes whose idle fits before those that fit only once releasing
+            # resources are gone (pipelining): prefer the best node that fits now, if any.
+            cols = entry.cols
+            now = np.all(self.nodes.idle[:, cols] >= entry.req[cols], axis=1)
+            idle = np.where(now, masked, -np.inf)
+            best = int(np.argmax(idle))
+            if idle[best] > -np.inf:
+                row = best
+        return row
 
     def fits_idle(self, task: TaskInfo, row: int) -> bool:
         idle = self.nodes.idle[row].tolist()

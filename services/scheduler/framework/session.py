@@ -58,7 +58,13 @@ class Session:
         return (*(fn(job) for fn in self.points.job_order.all), job.created, job.key)
 
     def task_order_key(self, task: TaskInfo) -> tuple[Any, ...]:
-        return (*(fn(task) for fn in self.points.task_order.all), task.created, task.key)
+        """Plugin keys, then Volcano's ``CompareTask``: pod index, creation, uid."""
+        return (
+            *(fn(task) for fn in self.points.task_order.all),
+            task.index,
+            task.created,
+            task.key,
+        )
 
     def queue_order_key(self, queue: QueueInfo) -> tuple[Any, ...]:
         return (*(fn(queue) for fn in self.points.queue_order.all), queue.created, queue.name)

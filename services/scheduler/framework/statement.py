@@ -42,6 +42,11 @@ class Statement:
         self.ssn.apply_evict(task)
         self.ops.append((Op.EVICT, task, row))
 
+    def merge(self, other: Statement) -> None:
+        """Take over ``other``'s operations (already applied), as Volcano's ``Merge``."""
+        self.ops.extend(other.ops)
+        other.ops.clear()
+
     def commit(self) -> None:
         for op, task, row in self.ops:
             self.ssn.record(op, task, row, reserved=False)

@@ -15,6 +15,7 @@ from services.scheduler.plugins import (
     predicates,
     priority,
     proportion,
+    sla,
 )
 
 BUILTIN = (
@@ -28,6 +29,7 @@ BUILTIN = (
     nodeorder,
     binpack,
     overcommit,
+    sla,
 )
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from services.scheduler.conf import warn_argument
 from shared.errors import UserError
 
 if TYPE_CHECKING:
@@ -22,7 +24,8 @@ class BasePlugin:
 
 
 class Arguments:
-    """A plugin's ``arguments`` with every key checked against the ones it knows."""
+    """A plugin's ``arguments``: unknown keys are warned about and dropped, as Volcano's
+    plugins ignore them; a known key with a value of the wrong type is an error."""
 
     def __init__(
         self, raw: dict[str, Any], *, known: Iterable[str] = (), prefixes: Iterable[str] = ()
@@ -30,9 +33,10 @@ class Arguments:
         known_set, prefix_list = set(known), tuple(prefixes)
         for key in sorted(raw):
             if key not in known_set and not key.startswith(prefix_list):
-                expected = ", ".join(sorted(known_set)) or "none"
-                raise UserError(f"unknown argument {key!r} (known: {expected})")
-        self.raw = raw
+                close = difflib.get_close_matches(key, sorted(known_set), n=1, cutoff=0.6)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                warn_argument(f"unknown argument {key!r} is ignored{hint}")
+        self.raw = {k: v for k, v in raw.items() if k in known_set or k.startswith(prefix_list)}
 
     def number(self, key: str, default: float) -> float:
         value = self.raw.get(key, default)

@@ -83,9 +83,13 @@ class CapacityPlugin(BasePlugin):
     def _share(self, attr: QueueAttr) -> float:
         return share(attr.allocated, attr.deserved, self.ssn.space.quota_dims)
 
-    def queue_key(self, queue: QueueInfo) -> float:
+    def queue_key(self, queue: QueueInfo) -> tuple[float, float, int]:
+        """Higher ``spec.priority`` first, then lower share; at equal shares a queue with a
+        deserved quota first (Volcano ``compareShareWithDeserved``)."""
         attr = self.attrs.get(queue.name)
-        return attr.share if attr else 0.0
+        if attr is None:
+            return (-float(queue.priority), 0.0, 1)
+        return (-float(queue.priority), attr.share, 0 if attr.deserved.any() else 1)
 
     def _limit(self, queue: str, task: TaskInfo, line: str) -> Status | None:
         dims = task.qreq > 0

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 NAME = "proportion"
+OPEN = "Open"
 
 
 def water_fill(attrs: Sequence[QueueAttr], total: FloatVec) -> None:
@@ -85,6 +86,7 @@ class ProportionPlugin(BasePlugin):
         ssn.points.queue_order.add(NAME, self.queue_key)
         ssn.points.overused.add(NAME, self.overused)
         ssn.points.allocatable.add(NAME, self.allocatable)
+        ssn.points.preemptive.add(NAME, self.allocatable)
         ssn.points.reclaimable.add(NAME, self.reclaimable)
         ssn.points.job_enqueueable.add(NAME, self.enqueueable)
         ssn.points.job_enqueued.add(NAME, self.enqueued)
@@ -97,9 +99,10 @@ class ProportionPlugin(BasePlugin):
     def _status(self, reason: str, message: str) -> Status:
         return Status(reason=reason, message=message, plugin=NAME)
 
-    def queue_key(self, queue: QueueInfo) -> float:
+    def queue_key(self, queue: QueueInfo) -> tuple[float, float]:
+        """Higher ``spec.priority`` first, then the lower share."""
         attr = self.attrs.get(queue.name)
-        return attr.share if attr else 0.0
+        return (-float(queue.priority), attr.share if attr else 0.0)
 
     def overused(self, queue: QueueInfo) -> Status | None:
         attr = self.attrs.get(queue.name)
@@ -113,6 +116,12 @@ class ProportionPlugin(BasePlugin):
         )
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
+        """Volcano's ``queueAllocatable`` (also its preemptive check): an open queue whose
+        allocation stays within deserved in every dimension the task requests."""
+        if queue.state != OPEN:
+            return self._status(
+                "QueueNotOpen", f"queue {queue.name} is {queue.state}, not Open: no new tasks"
+            )
         attr = self.attrs.get(queue.name)
         if attr is None:
             return None
@@ -137,14 +146,17 @@ class ProportionPlugin(BasePlugin):
             if attr is None:
                 continue
             allocated = allocations.setdefault(queue, attr.allocated.copy())
-            if np.any((allocated < reclaimer.qreq) & (reclaimer.qreq > 0)):
-                continue
             if not less_equal(allocated, attr.deserved):
                 allocated -= task.qreq
                 victims.append(task)
         return victims, PERMIT
 
     def enqueueable(self, job: JobInfo) -> Verdict:
+        queue = self.ssn.queues[job.queue]
+        if queue.state != OPEN:
+            return self._status(
+                "QueueNotOpen", f"queue {queue.name} is {queue.state}, not Open: job not enqueued"
+            )
         attr = self.attrs.get(job.queue)
         if attr is None or job.min_resources is None:
             return PERMIT

@@ -8,13 +8,14 @@ from services.jobcontroller.batchjob import reconcile
 from services.jobcontroller.core import Actions, Observed
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Job, Pod, convert
+from tests.unit.jobcontroller.statusjson import status_json
 
 NOW = 1_700_000_000.0  # 2023-11-14T22:13:20Z
 UID = "uid-1"
 FINALIZER = "batch.kubernetes.io/job-tracking"
 INDEX = "batch.kubernetes.io/job-completion-index"
-# The status once nothing is uncounted (both lists, so the merge patch empties them).
-NO_UNCOUNTED: dict[str, list[str]] = {"succeeded": [], "failed": []}
+# The status once nothing is uncounted (present, so the written patch empties the lists).
+NO_UNCOUNTED: dict[str, list[str]] = {}
 
 
 def stamp(offset: float = 0.0) -> str:
@@ -125,13 +126,12 @@ def sync(
 
 
 def condition_types(actions: Actions) -> list[str]:
-    assert actions.status is not None
-    return [c["type"] for c in actions.status.get("conditions", []) if c["status"] == "True"]
+    conditions = status_json(actions).get("conditions", [])
+    return [c["type"] for c in conditions if c["status"] == "True"]
 
 
 def counts(actions: Actions) -> tuple[int, int, int]:
-    assert actions.status is not None
-    s = actions.status
+    s = status_json(actions)
     return s["active"], s["succeeded"], s["failed"]
 
 
@@ -191,8 +191,8 @@ def check(case: Case) -> Actions:
     if case.conditions is not None:
         assert condition_types(actions) == case.conditions
     if case.status is not None:
-        assert actions.status is not None
-        assert {k: actions.status.get(k) for k in case.status} == case.status
+        status = status_json(actions)
+        assert {k: status.get(k) for k in case.status} == case.status
     if case.finalizers_removed is not None:
         removed = [
             p.key

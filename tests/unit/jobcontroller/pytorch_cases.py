@@ -10,6 +10,7 @@ from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.pytorchjob import reconcile
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Json, Pod, PodGroup, PyTorchJob, Service, convert, load_manifests, of_kind
+from tests.unit.jobcontroller.statusjson import status_json
 
 NOW = 1_714_557_600.0  # 2024-05-01T10:00:00Z
 STAMP = format_rfc3339(NOW)
@@ -128,8 +129,8 @@ def run(
 
 
 def conditions_of(actions: Actions) -> dict[str, tuple[str, str]]:
-    assert actions.status is not None
-    return {c["type"]: (c["status"], c["reason"]) for c in actions.status.get("conditions", [])}
+    conditions = status_json(actions).get("conditions", [])
+    return {c["type"]: (c["status"], c["reason"]) for c in conditions}
 
 
 def created(actions: Actions, kind: str) -> list[Json]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.unit.jobcontroller.batchjob_cases import Case, check, job, pod, stamp
+from tests.unit.jobcontroller.statusjson import status_json
 
 FAILURE_TARGET = [
     {
@@ -261,7 +262,7 @@ def test_batchjob_failures(case: Case) -> None:
 def test_deadline_condition_reason() -> None:
     actions = check(Case("deadline", job(activeDeadlineSeconds=1, status={"startTime": stamp(-5)})))
     assert actions.status is not None
-    assert actions.status["conditions"][0]["reason"] == "DeadlineExceeded"
+    assert status_json(actions)["conditions"][0]["reason"] == "DeadlineExceeded"
 
 
 def test_per_index_replacement_annotation() -> None:

@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+from services.jobcontroller.executor import status_patches
+from shared.kube.patch import merge_patch
+from shared.models.batch import JobStatus
 from tests.unit.jobcontroller.batchjob_cases import (
     NO_UNCOUNTED,
     NOW,
@@ -17,6 +20,7 @@ from tests.unit.jobcontroller.batchjob_cases import (
     stamp,
     sync,
 )
+from tests.unit.jobcontroller.statusjson import interim_json, status_json
 
 SUSPENDED = [
     {
@@ -192,15 +196,13 @@ def test_batchjob_lifecycle(case: Case) -> None:
 
 def test_interim_status_records_uncounted_before_finalizers_go() -> None:
     actions = sync(job(parallelism=2, completions=2), [pod("s", "Succeeded"), pod("r")])
-    assert actions.interim_status is not None
-    assert actions.interim_status["uncountedTerminatedPods"] == {
-        "succeeded": ["pod-s"],
-        "failed": [],
-    }
-    assert actions.interim_status["succeeded"] == 0
-    assert actions.status is not None and actions.status["succeeded"] == 1
-    # Written as a merge patch, the final status must empty the list the interim one set.
-    assert actions.status["uncountedTerminatedPods"] == {"succeeded": [], "failed": []}
+    assert interim_json(actions)["uncountedTerminatedPods"] == {"succeeded": ["pod-s"]}
+    assert interim_json(actions)["succeeded"] == 0
+    assert status_json(actions)["succeeded"] == 1
+    # Written as merge patches, the final status must empty the list the interim one set.
+    writes = status_patches(JobStatus(), actions)
+    server = merge_patch(merge_patch({}, writes.interim), writes.final)
+    assert server["uncountedTerminatedPods"] == {} and server["succeeded"] == 1
 
 
 def test_adoption_patch_adds_owner_and_finalizer() -> None:
@@ -239,6 +241,6 @@ def test_ttl_after_finished(
 def test_ttl_requested_when_job_finishes_now() -> None:
     actions = sync(job(ttlSecondsAfterFinished=30), [pod("s", "Succeeded")], now=NOW)
     assert actions.status is not None and "Complete" in [
-        c["type"] for c in actions.status["conditions"]
+        c["type"] for c in status_json(actions)["conditions"]
     ]
     assert actions.requeue_after == 30.0 and not actions.delete_job

@@ -9,6 +9,7 @@ import pytest
 
 from services.cli.debug import simulate_reconcile as simulate
 from services.cli.main import main
+from services.jobcontroller.kinds import RECONCILERS
 
 DATA = Path(__file__).parents[2] / "data" / "jobcontroller"
 NOW = "2024-05-01T12:00:00Z"
@@ -96,7 +97,43 @@ def test_bad_input_exits_2_with_one_line(
 
 def test_unavailable_kind_is_an_error_entry() -> None:
     text = (DATA / "batch-jobs.yaml").read_text()
-    table = {("batch/v1", "Job"): "services.jobcontroller.not_built_yet"}
+    table = {key: r for key, r in RECONCILERS.items() if key != ("batch/v1", "Job")}
     result, errors = simulate.simulate(text, now=0.0, table=table)
     assert result["ml/train"]["error"].startswith("reconcile for batch/v1 Job is not available")
     assert len(errors) == 2
+
+
+PLAIN_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: etl-abcde
+  namespace: ml
+  uid: pod-uid-1
+  annotations: {scheduling.volcano.sh/queue-name: etl-q}
+spec:
+  schedulerName: volcano
+  containers: [{name: etl, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: ml, uid: pod-uid-2}
+spec: {containers: [{name: web}]}
+"""
+
+
+def test_plain_pods_get_their_podgroup_as_actions() -> None:
+    result, errors = simulate.simulate(PLAIN_POD, now=0.0)
+    assert errors == []
+    # Only the pod for Shoal's scheduler gets an entry; the default scheduler's is left alone.
+    assert list(result) == ["ml/etl-abcde"]
+    entry = result["ml/etl-abcde"]
+    assert entry["kind"] == "Pod" and "status" not in entry and entry["deleted"] == []
+    (podgroup,) = entry["created"]
+    assert podgroup["kind"] == "PodGroup"
+    assert podgroup["metadata"]["name"] == "podgroup-pod-uid-1"
+    assert podgroup["spec"] == {"minMember": 1, "queue": "etl-q", "minResources": {"cpu": "1"}}
+    annotate = {"metadata": {"annotations": {"scheduling.k8s.io/group-name": "podgroup-pod-uid-1"}}}
+    assert entry["patched"] == [
+        {"kind": "Pod", "key": "ml/etl-abcde", "type": "merge", "patch": annotate}
+    ]

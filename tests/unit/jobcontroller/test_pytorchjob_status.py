@@ -21,6 +21,7 @@ from tests.unit.jobcontroller.pytorch_cases import (
     ptpod,
     run,
 )
+from tests.unit.jobcontroller.statusjson import status_json
 
 CREATED = ("True", "PyTorchJobCreated")
 
@@ -92,7 +93,7 @@ def test_conditions(case: Case) -> None:
     if case.replica is not None:
         type_, active, succeeded, failed = case.replica
         assert actions.status is not None
-        got = actions.status["replicaStatuses"][type_]
+        got = status_json(actions)["replicaStatuses"][type_]
         assert (got["active"], got["succeeded"], got["failed"]) == (active, succeeded, failed)
 
 
@@ -144,7 +145,7 @@ def test_resume_clears_suspended_and_restarts_the_clock() -> None:
                 status={"startTime": format_rfc3339(NOW - 999)})  # fmt: skip
     actions = run(job)
     assert conditions_of(actions)["Suspended"] == ("False", "PyTorchJobResumed")
-    assert actions.status is not None and actions.status["startTime"] == STAMP
+    assert status_json(actions)["startTime"] == STAMP
     assert len([o for o in actions.create if o["kind"] == "Pod"]) == 3
 
 
@@ -166,4 +167,4 @@ def test_unsatisfied_expectations_only_refresh_status() -> None:
     assert actions.create == [] and actions.delete == []
     assert "Succeeded" not in conditions_of(actions)
     assert actions.status is not None
-    assert actions.status["replicaStatuses"]["Master"]["succeeded"] == 1
+    assert status_json(actions)["replicaStatuses"]["Master"]["succeeded"] == 1

@@ -9,7 +9,7 @@ import pytest
 
 from services.jobcontroller.cache import POD, ControllerCache, WorkKey, expectation_key
 from services.jobcontroller.core import Actions, Patch
-from services.jobcontroller.executor import ActionExecutor
+from services.jobcontroller.executor import ActionExecutor, StatusPatches
 from shared.events import ObjectAdded, ObjectModified, raw_object
 from shared.expectations import Expectations
 from shared.kube import ApiError
@@ -120,13 +120,10 @@ async def test_delete_outcomes_and_deletion_expectations(error: ApiError, failed
 
 async def test_status_goes_to_the_status_subresource_interim_first() -> None:
     kube, _, executor = setup()
-    actions = Actions(
-        interim_status={"uncounted": ["a"]},
-        status={"uncounted": None, "succeeded": 1},
-        patch=[Patch("Pod", "ns/p", {"metadata": {"finalizers": None}})],
-    )
+    actions = Actions(patch=[Patch("Pod", "ns/p", {"metadata": {"finalizers": None}})])
+    status = StatusPatches(interim={"uncounted": ["a"]}, final={"uncounted": None, "succeeded": 1})
     kube.put(pod("p"))
-    await executor.execute(JOB, HEAD, actions)
+    await executor.execute(JOB, HEAD, actions, status)
     verbs = [(verb, kind, body) for verb, kind, _, body in kube.calls]
     assert verbs == [
         ("patch/status", "Job", {"status": {"uncounted": ["a"]}}),
@@ -150,13 +147,12 @@ async def test_a_failure_leaves_status_and_commands_to_the_next_sync(
     kube.put(pod("p"))
     kube.fail(verb, kind, key, ApiError(500, "InternalError", "boom"))
     actions = Actions(
-        status={"succeeded": 1},
         patch=[Patch("Pod", "ns/p", {"a": 1})],
         create=[pod("train-worker-0")],
         consumed_commands=["ns/cmd"],
         events=[("Normal", "Seen", "still posted")],
     )
-    outcome = await executor.execute(JOB, HEAD, actions)
+    outcome = await executor.execute(JOB, HEAD, actions, StatusPatches(final={"succeeded": 1}))
     assert outcome.failed
     assert kube.verbs("patch/status") == []
     assert kube.verbs("delete", "Command") == []

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 
 from services.jobcontroller.core import Actions
-from services.jobcontroller.syncing import Syncer, merge_diff
-from shared.kube.patch import merge_patch
+from services.jobcontroller.executor import status_patches
+from shared.kube.patch import merge_diff, merge_patch
 from shared.models import Job, VolcanoJob, convert
+from shared.models.batch import JobStatus
+from shared.models.volcano import VolcanoJobStatus
 
 
 @pytest.mark.parametrize(
@@ -50,10 +52,9 @@ def test_finished_volcano_job_counts_are_not_left_stale() -> None:
         "succeeded": 6,
         "taskStatusCount": {"worker": {"phase": {"Succeeded": 6}}},
     }
-    actions = Actions(status=dict(final))
-    Syncer._status_as_patches(cached, actions)
-    assert actions.status is not None
-    assert actions.status["pending"] is None and actions.status["running"] is None
+    patch = status_patches(cached.status, Actions(status=convert(final, VolcanoJobStatus))).final
+    assert patch is not None
+    assert patch["pending"] is None and patch["running"] is None
     server = merge_patch(
         {
             "state": {"phase": "Running"},
@@ -62,7 +63,7 @@ def test_finished_volcano_job_counts_are_not_left_stale() -> None:
             "succeeded": 1,
             "taskStatusCount": {"worker": {"phase": {"Pending": 5, "Running": 5}}},
         },
-        actions.status,
+        patch,
     )
     assert server == final
 
@@ -74,8 +75,7 @@ def test_the_same_status_again_is_no_write() -> None:
     wanted = {"active": 0, "succeeded": 1, "failed": 0, "uncountedTerminatedPods": {}}
     for writes in (1, 0):
         cached = convert({"metadata": {"name": "j"}, "status": server}, Job)
-        actions = Actions(status=dict(wanted))
-        Syncer._status_as_patches(cached, actions)
-        assert (actions.status is not None) == bool(writes)
-        if actions.status is not None:
-            server = merge_patch(server, actions.status)
+        patch = status_patches(cached.status, Actions(status=convert(wanted, JobStatus))).final
+        assert (patch is not None) == bool(writes)
+        if patch is not None:
+            server = merge_patch(server, patch)

@@ -10,6 +10,7 @@ from services.jobcontroller.core import Observed
 from services.jobcontroller.volcanojob import reconcile
 from shared.models import VolcanoJob, convert, load_manifests, of_kind
 from shared.models.volcano import VolcanoJobStatus
+from tests.unit.jobcontroller.statusjson import status_json
 from tests.unit.jobcontroller.volcano_cases import (
     NOW,
     PG_NAME,
@@ -42,14 +43,14 @@ def test_new_job_creates_only_its_podgroup_and_turns_pending() -> None:
         "minResources": {"cpu": "3"},
     }
     assert actions.status is not None
-    assert actions.status["state"] == {
+    assert status_json(actions)["state"] == {
         "phase": "Pending",
         "lastTransitionTime": "2024-05-01T10:00:00Z",
     }
-    assert actions.status["conditions"] == [
+    assert status_json(actions)["conditions"] == [
         {"status": "Pending", "lastTransitionTime": "2024-05-01T10:00:00Z"}
     ]
-    assert actions.status["minAvailable"] == 3
+    assert status_json(actions)["minAvailable"] == 3
 
 
 @pytest.mark.parametrize(
@@ -93,8 +94,8 @@ def test_existing_pods_are_counted_and_missing_ones_created() -> None:
     actions = run(vcjob(phase="Pending"), [vcpod("master", 0), vcpod("worker", 1, "Pending")])
     assert created_names(actions) == ["train-worker-0"]
     assert actions.status is not None
-    assert (actions.status["running"], actions.status["pending"]) == (1, 2)
-    assert actions.status["taskStatusCount"] == {
+    assert (status_json(actions)["running"], status_json(actions)["pending"]) == (1, 2)
+    assert status_json(actions)["taskStatusCount"] == {
         "master": {"phase": {"Running": 1}},
         "worker": {"phase": {"Pending": 2}},
     }
@@ -104,7 +105,7 @@ def test_scale_down_deletes_pods_beyond_replicas() -> None:
     job = vcjob((("master", 1), ("worker", 1)), phase="Running")
     actions = run(job, all_running())
     assert deleted(actions) == ["ns/train-worker-1"]
-    assert actions.status is not None and actions.status["terminating"] == 1
+    assert status_json(actions)["terminating"] == 1
 
 
 @pytest.mark.parametrize(
@@ -153,14 +154,13 @@ def test_mpi_job_with_env_svc_ssh_plugins() -> None:
     assert pg["spec"]["minResources"] == {"cpu": "2500m", "memory": "2560Mi", "nvidia.com/gpu": "2"}
     assert pg["spec"]["queue"] == "research"
     assert pg["spec"]["priorityClassName"] == "high-priority"
-    assert first.status is not None
-    assert first.status["controlledResources"] == {
+    assert status_json(first)["controlledResources"] == {
         "plugin-env": "env", "plugin-ssh": "ssh", "plugin-svc": "svc",
     }  # fmt: skip
 
     job.status = of_kind(load_manifests(text), VolcanoJob)[0].status
 
-    job.status = convert(first.status, VolcanoJobStatus)
+    job.status = convert(status_json(first), VolcanoJobStatus)
     admitted = convert(
         {**pg, "status": {"phase": "Inqueue"}},
         (of_kind([], VolcanoJob) and None)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from shared.models import Json, Pod, VolcanoJob
+from tests.unit.jobcontroller.statusjson import status_json
 from tests.unit.jobcontroller.volcano_cases import (
     NOW,
     command,
@@ -140,7 +141,7 @@ def test_unsatisfied_expectations_update_status_only() -> None:
     assert actions.consumed_commands == []
     assert phase_of(actions) == "Running"
     assert actions.status is not None
-    assert (actions.status["succeeded"], actions.status["failed"]) == (1, 1)
+    assert (status_json(actions)["succeeded"], status_json(actions)["failed"]) == (1, 1)
 
 
 def test_unsatisfied_expectations_never_finish() -> None:

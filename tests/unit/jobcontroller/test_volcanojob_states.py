@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from shared.models import Command, Pod, VolcanoJob
+from tests.unit.jobcontroller.statusjson import status_json
 from tests.unit.jobcontroller.volcano_cases import (
     PG_NAME,
     all_running,
@@ -113,11 +114,11 @@ def test_phase_transition(case: Case) -> None:
     assert phase_of(actions) == case.phase
     assert deleted(actions) == case.deleted_pods
     assert actions.status is not None
-    assert actions.status.get("version", 0) == case.version
-    assert actions.status.get("retryCount", 0) == case.retry
+    assert status_json(actions).get("version", 0) == case.version
+    assert status_json(actions).get("retryCount", 0) == case.retry
     assert (f"ns/{PG_NAME}" in deleted(actions, "PodGroup")) == case.pg_deleted
     if case.phase != case.job.status.state.phase:
-        assert actions.status["conditions"][-1] == {
+        assert status_json(actions)["conditions"][-1] == {
             "status": case.phase,
             "lastTransitionTime": "2024-05-01T10:00:00Z",
         }
@@ -132,4 +133,4 @@ def test_restart_bumps_version_for_new_pods() -> None:
 
 def test_kill_records_running_duration_from_creation() -> None:
     actions = run(vcjob(phase="Running"), all_running(), commands=[command("AbortJob")])
-    assert actions.status is not None and actions.status["runningDuration"] == "10m0s"
+    assert status_json(actions)["runningDuration"] == "10m0s"

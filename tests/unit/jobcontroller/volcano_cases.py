@@ -9,6 +9,7 @@ from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.volcanojob import reconcile
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Command, Json, Pod, PodGroup, VolcanoJob, convert
+from tests.unit.jobcontroller.statusjson import status_json
 
 NOW = 1_714_557_600.0  # 2024-05-01T10:00:00Z
 UID = "u-1"
@@ -149,8 +150,7 @@ def run(
 
 
 def phase_of(actions: Actions) -> str:
-    assert actions.status is not None
-    return str(actions.status["state"]["phase"])
+    return str(status_json(actions)["state"]["phase"])
 
 
 def created_names(actions: Actions, kind: str = "Pod") -> list[str]:

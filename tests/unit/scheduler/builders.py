@@ -109,3 +109,41 @@ def schedule(objects: list[Model], conf: str | None = None) -> SessionResult:
     plugins, actions = default_plugins(), default_actions()
     parsed = parse_conf(conf or DEFAULT_CONF, plugins=plugins, actions=actions)
     return run_session(Snapshot.of(objects), parsed, NOW, plugins=plugins, actions=actions)
+
+
+def plugin_option(
+    name: str, *enabled: str, arguments: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A tier entry with only ``enabled`` switches on, every other switch written as false.
+
+    Volcano's own unit tests build ``conf.PluginOption`` in Go without
+    ``ApplyPluginConfDefaults``, so an unset switch there is off, not defaulted to true.
+    """
+    from services.scheduler.conf import FLAGS
+
+    unknown = set(enabled) - set(FLAGS)
+    if unknown:
+        raise ValueError(f"unknown PluginOption switches {sorted(unknown)}")
+    option: dict[str, Any] = {"name": name, **{flag: flag in enabled for flag in FLAGS}}
+    if arguments:
+        option["arguments"] = arguments
+    return option
+
+
+def tiers_conf(
+    actions: str,
+    tiers: list[list[dict[str, Any]]],
+    configurations: dict[str, dict[str, Any]] | None = None,
+) -> str:
+    """A conf from explicit tier entries (``plugin_option``) and per-action arguments."""
+    import yaml
+
+    doc: dict[str, Any] = {
+        "actions": actions,
+        "tiers": [{"plugins": tier} for tier in tiers],
+    }
+    if configurations:
+        doc["configurations"] = [
+            {"name": name, "arguments": arguments} for name, arguments in configurations.items()
+        ]
+    return yaml.safe_dump(doc)

@@ -228,7 +228,9 @@ CASES: list[tuple[str, list[Model], str | None, dict[str, Any]]] = [
         ],
         RECLAIM,
         {
-            "evictions": ["default/hog-0", "default/hog-1"],
+            # gang and conformance (first tier) decide the victims (gang offers all but one);
+            # of those the highest pod index goes first, as in Volcano's victim queue.
+            "evictions": ["default/hog-1", "default/hog-2"],
             "pipelined": {"default/want-0": "n1", "default/want-1": "n1"},
         },
     ),

@@ -1,0 +1,42 @@
+"""What a job sees when it syncs: the one builder of ``Observed``.
+
+The service's cache and ``shoal simulate``'s snapshot both index objects by the job that
+controls them and keep the ownerless ones of each namespace; ``observe`` asks either for the
+job's pods, PodGroups, Services and Commands, and the ownerless pods (adoption candidates),
+PodGroups and Services of its namespace.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from services.jobcontroller.cache import COMMAND, POD, PODGROUP, SERVICE, WorkKey
+from services.jobcontroller.core import Observed
+from shared.kube.keys import split_key
+
+
+class ObjectIndex(Protocol):
+    """Objects by controlling job, and the ownerless ones per namespace."""
+
+    def owned(self, job: WorkKey, type_key: str) -> list[Any]: ...
+
+    def loose(self, type_key: str, namespace: str) -> list[Any]: ...
+
+
+def observe(
+    index: ObjectIndex,
+    job: WorkKey,
+    *,
+    expectations_satisfied: bool = True,
+    finalizers_removing: frozenset[str] = frozenset(),
+) -> Observed:
+    namespace = split_key(job.key)[0]
+    return Observed(
+        pods=index.owned(job, POD),
+        podgroups=index.owned(job, PODGROUP) + index.loose(PODGROUP, namespace),
+        services=index.owned(job, SERVICE) + index.loose(SERVICE, namespace),
+        commands=index.owned(job, COMMAND),
+        expectations_satisfied=expectations_satisfied,
+        orphans=index.loose(POD, namespace),
+        finalizers_removing=finalizers_removing,
+    )
