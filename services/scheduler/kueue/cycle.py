@@ -27,7 +27,12 @@ from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, 
 from services.scheduler.kueue.preemption import oracle, preemption_targets
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 from services.scheduler.kueue.snapshot import Inputs, build
-from services.scheduler.kueue.workloads import AdmittedWorkload, Usage, WorkloadInfo
+from services.scheduler.kueue.workloads import (
+    AdmittedWorkload,
+    Usage,
+    WorkloadInfo,
+    requests_over_limits,
+)
 from shared.models import Model
 
 PLUGIN = "scheduler"
@@ -126,6 +131,11 @@ class _Run:
             entry.refusal = _status(
                 "NamespaceMismatch", "Workload namespace doesn't match ClusterQueue selector"
             )
+            entry.set_aside = True
+            return entry
+        invalid = requests_over_limits(info)
+        if invalid:
+            entry.refusal = _status("InvalidResources", "; ".join(invalid))
             entry.set_aside = True
             return entry
         simulate = oracle(info, cq, self.snapshot, preempting=self.preempted)
