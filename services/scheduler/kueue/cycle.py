@@ -23,20 +23,34 @@ from datetime import datetime
 
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
-from services.scheduler.kueue.model import STRICT_FIFO, ClusterQueueState, Snapshot
-from services.scheduler.kueue.preemption import preemption_targets
+from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.kueue.preemption import oracle, preemption_targets
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 from services.scheduler.kueue.snapshot import Inputs, build
-from services.scheduler.kueue.workloads import AdmittedWorkload, WorkloadInfo
+from services.scheduler.kueue.workloads import (
+    AdmittedWorkload,
+    Usage,
+    WorkloadInfo,
+    requests_over_limits,
+)
 from shared.models import Model
 
 PLUGIN = "scheduler"
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
 
 
-def admit(objects: Sequence[Model], now: datetime, *, source: str = "input") -> AdmissionResult:
-    """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions."""
-    return _Run(build(objects, now=now, source=source), now).run()
+def admit(
+    objects: Sequence[Model],
+    now: datetime,
+    *,
+    source: str = "input",
+    max_cycles: int | None = None,
+) -> AdmissionResult:
+    """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
+
+    ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one).
+    """
+    return _Run(build(objects, now=now, source=source), now).run(max_cycles)
 
 
 @dataclass
@@ -77,12 +91,13 @@ class _Run:
         self.preempted: dict[str, AdmittedWorkload] = {}
         self.queues: list[_Queue] = []
         self.reserved_in_cycle = False
+        self.reserved_for_cycle: list[tuple[ClusterQueueState, Usage]] = []
         for name in sorted(inputs.queued):
             cq = self.snapshot.cluster_queues[name]
             ordered = sorted(inputs.queued[name], key=lambda w: (-w.priority, w.timestamp, w.key))
             self.queues.append(_Queue(cq, ordered))
 
-    def run(self) -> AdmissionResult:
+    def run(self, max_cycles: int | None = None) -> AdmissionResult:
         for queue in self.queues:
             if queue.cq.inactive_reason is not None:
                 why = _status(
@@ -93,7 +108,7 @@ class _Run:
                 queue.position = len(queue.workloads)
         while True:
             heads = [(q, w) for q in self.queues if (w := q.head()) is not None]
-            if not heads:
+            if not heads or (max_cycles is not None and self.result.cycles >= max_cycles):
                 break
             self.result.cycles += 1
             entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
@@ -101,6 +116,9 @@ class _Run:
             self.reserved_in_cycle = False
             for entry in entries:
                 self._process(entry, by_cq[entry.cq.name])
+            for cq, reserved in self.reserved_for_cycle:
+                cq.remove_usage(reserved)
+            self.reserved_for_cycle.clear()
         self._explain_the_rest()
         return self.result
 
@@ -115,7 +133,13 @@ class _Run:
             )
             entry.set_aside = True
             return entry
-        entry.assignment = assign_flavors(info, cq, self.snapshot.flavors)
+        invalid = requests_over_limits(info)
+        if invalid:
+            entry.refusal = _status("InvalidResources", "; ".join(invalid))
+            entry.set_aside = True
+            return entry
+        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted)
+        entry.assignment = assign_flavors(info, cq, self.snapshot.flavors, oracle=simulate)
         if entry.assignment.mode == Mode.PREEMPT:
             entry.targets = preemption_targets(
                 info, entry.assignment, cq, self.snapshot, preempting=self.preempted
@@ -127,9 +151,17 @@ class _Run:
         if entry.refusal is not None or assignment is None:
             self._refuse(queue, entry, entry.refusal or _status("Unassigned", "no assignment"))
             return
-        if assignment.mode == Mode.NO_FIT or (
-            assignment.mode == Mode.PREEMPT and not entry.targets
-        ):
+        if assignment.mode == Mode.NO_FIT:
+            self._refuse(queue, entry, assignment.status())
+            return
+        if assignment.mode == Mode.PREEMPT and not entry.targets:
+            if entry.cq.preemption.reclaim_within_cohort != ANY:
+                # Kueue's reserveCapacityForUnreclaimablePreempt: a queue that cannot always
+                # reclaim what it lends holds its share, so others cannot take it meanwhile.
+                # Only for this cycle: the next one starts from a fresh snapshot in Kueue.
+                reserved = _to_reserve(entry.cq, assignment)
+                entry.cq.add_usage(reserved)
+                self.reserved_for_cycle.append((entry.cq, reserved))
             self._refuse(queue, entry, assignment.status())
             return
         with self.snapshot.without([*self.preempted.values(), *entry.targets]):
@@ -199,6 +231,19 @@ class _Run:
                     else f"waiting behind {head.key}, which is preempting in ClusterQueue "
                     f"{queue.cq.name}",
                 )
+
+
+def _to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
+    """Kueue's quotaResourcesToReserve for a preempting workload with no targets."""
+    reserved: Usage = {}
+    for fr, amount in assignment.usage.items():
+        quota, used = cq.quota(fr), cq.usage.get(fr, 0)
+        if assignment.borrows:
+            limit = quota.borrowing_limit
+            reserved[fr] = amount if limit is None else min(amount, quota.nominal + limit - used)
+        else:
+            reserved[fr] = max(0, min(amount, quota.nominal - used))
+    return reserved
 
 
 def _status(reason: str, message: str) -> Status:

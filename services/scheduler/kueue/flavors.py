@@ -12,12 +12,14 @@ one tried; after the last, the best mode seen wins (the first among equals).
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.model import (
-    MAY_STOP_SEARCH,
     NEVER,
+    PREEMPTION_OVER_BORROWING,
+    TRY_NEXT_FLAVOR,
     ClusterQueueState,
     Fungibility,
     ResourceGroup,
@@ -102,19 +104,64 @@ class Assignment:
         )
 
 
+class Possibility(enum.IntEnum):
+    """What preempting for one flavor/resource would achieve (Kueue's preemption oracle)."""
+
+    NO_CANDIDATES = 1
+    PREEMPT = 2
+    """Targets found, some in the preemptor's own ClusterQueue."""
+    RECLAIM = 3
+    """Targets found, all in other ClusterQueues of the cohort."""
+
+
+Oracle = Callable[[FlavorResource, int], tuple[Possibility, bool]]
+"""(flavor/resource, total request) → possibility, and whether it borrows afterwards."""
+
+
+def _no_oracle(fr: FlavorResource, amount: int) -> tuple[Possibility, bool]:
+    return Possibility.PREEMPT, False
+
+
+@dataclass(frozen=True)
+class _Granular:
+    """Kueue's granularMode: the preemption mode (0 no fit .. 4 fit) and borrowing."""
+
+    level: int
+    borrow: bool
+
+    @property
+    def mode(self) -> Mode:
+        if self.level == _FIT:
+            return Mode.FIT
+        return Mode.NO_FIT if self.level == _NO_FIT else Mode.PREEMPT
+
+
+_NO_FIT, _FIT = 0, 4
+_BEST = _Granular(_FIT, False)
+_WORST = _Granular(_NO_FIT, True)
+
+
 def assign_flavors(
-    info: WorkloadInfo, cq: ClusterQueueState, flavors: dict[str, ResourceFlavor]
+    info: WorkloadInfo,
+    cq: ClusterQueueState,
+    flavors: dict[str, ResourceFlavor],
+    *,
+    oracle: Oracle = _no_oracle,
+    counts: Sequence[int] | None = None,
 ) -> Assignment:
-    """Flavors for every pod set of ``info`` in ``cq``, pod sets adding up as they go."""
+    """Flavors for every pod set of ``info`` in ``cq``, pod sets adding up as they go.
+
+    ``counts`` replaces the pod sets' counts (partial admission tries smaller ones).
+    """
     usage: Usage = {}
     podsets: list[PodSetAssignment] = []
     count_pods = cq.covers("pods")
-    for podset in info.podsets:
-        assignment = _assign_podset(
-            podset, podset.requests(count_pods=count_pods), cq, flavors, usage
-        )
-        podsets.append(assignment)
+    for i, podset in enumerate(info.podsets):
+        if counts is not None:
+            podset = PodSetInfo(podset.name, counts[i], podset.per_pod, podset.spec)
         requests = podset.requests(count_pods=count_pods)
+        assignment = _assign_podset(podset, requests, cq, flavors, usage, oracle)
+        podsets.append(assignment)
         for resource, choice in assignment.flavors.items():
             fr = (choice.flavor, resource)
             usage[fr] = usage.get(fr, 0) + requests[resource]
@@ -127,6 +174,7 @@ def _assign_podset(
     cq: ClusterQueueState,
     flavors: dict[str, ResourceFlavor],
     assumed: Usage,
+    oracle: Oracle,
 ) -> PodSetAssignment:
     result = PodSetAssignment(name=podset.name, count=podset.count)
     for resource in sorted(requests):
@@ -134,13 +182,16 @@ def _assign_podset(
             continue
         group = cq.group_of(resource)
         if group is None:
+            if requests[resource] == 0:
+                continue  # a zero request for a resource the queue lacks is ignored (#8079)
             result.complete = False
             result.reasons.append(
                 Reason("ResourceNotCovered", f"resource {resource} unavailable in ClusterQueue")
             )
             continue
         wanted = {r: requests[r] for r in group.resources if r in requests}
-        choice = _find_flavor(group, wanted, podset.spec, cq, flavors, assumed, result.reasons)
+        search = _Search(cq, flavors, assumed, oracle, result.reasons)
+        choice = search.find(group, wanted, podset.spec)
         if choice is None:
             result.complete = False
             continue
@@ -149,92 +200,121 @@ def _assign_podset(
     return result
 
 
-def _find_flavor(
-    group: ResourceGroup,
-    requests: dict[str, int],
-    spec: PodSpec,
-    cq: ClusterQueueState,
-    flavors: dict[str, ResourceFlavor],
-    assumed: Usage,
-    reasons: list[Reason],
-) -> FlavorChoice | None:
-    allowed_keys = {key for name in group.flavors for key in flavors[name].spec.nodeLabels}
-    best: FlavorChoice | None = None
-    for name in group.flavors:
-        mismatch = _incompatible(flavors[name], spec, allowed_keys)
-        if mismatch is not None:
-            reasons.append(mismatch)
-            continue
-        mode, borrow = Mode.FIT, False
-        for resource, amount in sorted(requests.items()):
-            fr = (name, resource)
-            fit, borrows, why = _fits_quota(cq, fr, assumed.get(fr, 0) + amount)
-            mode, borrow = min(mode, fit), borrow or borrows
-            if why is not None:
-                reasons.append(why)
-            if mode == Mode.NO_FIT:
-                break
-        choice = FlavorChoice(name, mode, borrow)
-        if mode != Mode.NO_FIT and not _try_next(choice, cq.fungibility):
-            return choice
-        if mode != Mode.NO_FIT and (best is None or mode > best.mode):
-            best = choice
-    return best
+@dataclass
+class _Search:
+    """Kueue's findFlavorForPodSets for one resource group."""
 
+    cq: ClusterQueueState
+    flavors: dict[str, ResourceFlavor]
+    assumed: Usage
+    oracle: Oracle
+    reasons: list[Reason]
 
-def _try_next(choice: FlavorChoice, fungibility: Fungibility) -> bool:
-    if choice.mode == Mode.PREEMPT:
-        return fungibility.when_can_preempt != MAY_STOP_SEARCH
-    if choice.borrow:
-        return fungibility.when_can_borrow != MAY_STOP_SEARCH
-    return False
+    def find(
+        self, group: ResourceGroup, requests: dict[str, int], spec: PodSpec
+    ) -> FlavorChoice | None:
+        best, best_mode = None, _WORST
+        for name in group.flavors:
+            flavor = self.flavors.get(name)
+            mismatch = (
+                Reason("FlavorNotFound", f"flavor {name} not found")
+                if flavor is None
+                else _incompatible(flavor, spec)
+            )
+            if mismatch is not None:
+                self.reasons.append(mismatch)
+                continue
+            representative = _BEST
+            for resource, amount in sorted(requests.items()):
+                mode = self._fits_quota(
+                    (name, resource), self.assumed.get((name, resource), 0) + amount
+                )
+                if _preferred(representative, mode, self.cq.fungibility):
+                    representative = mode
+                if representative.level == _NO_FIT:
+                    break
+            if not _try_next(representative, self.cq.fungibility):
+                return FlavorChoice(name, representative.mode, representative.borrow)
+            if _preferred(representative, best_mode, self.cq.fungibility):
+                best = FlavorChoice(name, representative.mode, representative.borrow)
+                best_mode = representative
+        return best
 
-
-def _fits_quota(
-    cq: ClusterQueueState, fr: FlavorResource, amount: int
-) -> tuple[Mode, bool, Reason | None]:
-    flavor, resource = fr
-    most = cq.potential_available(fr)
-    if amount > most:
-        return (
-            Mode.NO_FIT,
-            False,
+    def _fits_quota(self, fr: FlavorResource, amount: int) -> _Granular:
+        flavor, resource = fr
+        cq = self.cq
+        most = cq.potential_available(fr)
+        if amount > most:
+            self.reasons.append(
+                Reason(
+                    "ExceedsMaxQuota",
+                    f"insufficient quota for {resource} in flavor {flavor}, request > maximum "
+                    f"capacity ({_show(resource, amount)} > {_show(resource, most)})",
+                )
+            )
+            return _Granular(_NO_FIT, False)
+        borrow = cq.borrowing_with(fr, amount)
+        available = cq.available(fr)
+        if amount <= available:
+            return _Granular(_FIT, borrow)
+        self.reasons.append(
             Reason(
-                "ExceedsMaxQuota",
-                f"insufficient quota for {resource} in flavor {flavor}, request > maximum "
-                f"capacity ({_show(resource, amount)} > {_show(resource, most)})",
-            ),
+                "InsufficientQuota",
+                f"insufficient unused quota for {resource} in flavor {flavor}, "
+                f"{_show(resource, amount - available)} more needed",
+            )
         )
-    borrow = cq.borrowing_with(fr, amount)
-    available = cq.available(fr)
-    if amount <= available:
-        return Mode.FIT, borrow, None
-    why = Reason(
-        "InsufficientQuota",
-        f"insufficient unused quota for {resource} in flavor {flavor}, "
-        f"{_show(resource, amount - available)} more needed",
-    )
-    if amount <= cq.quota(fr).nominal or cq.preemption.borrow_within_cohort != NEVER:
-        return Mode.PREEMPT, borrow, why
-    return Mode.NO_FIT, False, why
+        if amount <= cq.quota(fr).nominal or cq.preemption.borrow_within_cohort != NEVER:
+            possibility, borrows_after = self.oracle(fr, amount)
+            return _Granular(int(possibility), borrows_after)
+        return _Granular(_NO_FIT, borrow)
+
+
+def _preferred(a: _Granular, b: _Granular, fungibility: Fungibility) -> bool:
+    """Kueue's isPreferred: is mode ``a`` better than ``b``?"""
+    if a.level == _NO_FIT:
+        return False
+    if b.level == _NO_FIT:
+        return True
+    a_none, b_none = a.level == Possibility.NO_CANDIDATES, b.level == Possibility.NO_CANDIDATES
+    if a_none != b_none:
+        return not a_none
+    if fungibility.preference == PREEMPTION_OVER_BORROWING:
+        if a.borrow != b.borrow:
+            return not a.borrow
+        return a.level > b.level
+    if a.level != b.level:
+        return a.level > b.level
+    return b.borrow and not a.borrow
+
+
+def _try_next(mode: _Granular, fungibility: Fungibility) -> bool:
+    """Kueue's shouldTryNextFlavor."""
+    if mode.level in (_NO_FIT, Possibility.NO_CANDIDATES):
+        return True
+    if mode.level != _FIT and fungibility.when_can_preempt == TRY_NEXT_FLAVOR:
+        return True
+    return mode.borrow and fungibility.when_can_borrow == TRY_NEXT_FLAVOR
 
 
 def _show(resource: str, milli: int) -> str:
     return Resources({resource: milli}).to_list().get(resource, "0")
 
 
-def _incompatible(flavor: ResourceFlavor, spec: PodSpec, allowed_keys: set[str]) -> Reason | None:
+def _incompatible(flavor: ResourceFlavor, spec: PodSpec) -> Reason | None:
     name = flavor.metadata.name
+    tolerations = [*spec.tolerations, *flavor.spec.tolerations]
     for taint in flavor.spec.nodeTaints:
         if taint.effect in ("NoSchedule", "NoExecute") and not any(
-            _tolerates(t, taint) for t in spec.tolerations
+            _tolerates(t, taint) for t in tolerations
         ):
             shown = f"{taint.key}={taint.value}" if taint.value else taint.key
             return Reason(
                 "UntoleratedTaint",
                 f"untolerated taint {{{shown}: {taint.effect}}} in flavor {name}",
             )
-    if not _matches_labels(spec, flavor.spec.nodeLabels, allowed_keys):
+    # Only this flavor's own label keys count (Kueue's flavorSelector).
+    if not _matches_labels(spec, flavor.spec.nodeLabels, set(flavor.spec.nodeLabels)):
         return Reason("NodeAffinityMismatch", f"flavor {name} doesn't match node affinity")
     return None
 

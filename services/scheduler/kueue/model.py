@@ -28,6 +28,7 @@ STRICT_FIFO = "StrictFIFO"
 BEST_EFFORT_FIFO = "BestEffortFIFO"
 MAY_STOP_SEARCH = "MayStopSearch"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,10 @@ class Preemption:
 
 @dataclass(frozen=True)
 class Fungibility:
-    # Kueue's defaults (apis/kueue/v1beta2/clusterqueue_types.go).
     when_can_borrow: str = MAY_STOP_SEARCH
     when_can_preempt: str = TRY_NEXT_FLAVOR
+    preference: str | None = None
+    """BorrowingOverPreemption (the default when unset) or PreemptionOverBorrowing."""
 
 
 @dataclass
@@ -132,8 +134,13 @@ class ClusterQueueState:
         return all(amount <= self.available(fr) for fr, amount in usage.items())
 
     def under_nominal(self, usage: Usage) -> bool:
-        """Every requested resource is below its nominal quota (before the request)."""
-        return all(self.usage.get(fr, 0) < self.quota(fr).nominal for fr in usage)
+        """Every requested resource is below its nominal quota (before the request).
+
+        A zero request (a resource the workload names but does not use) does not count.
+        """
+        return all(
+            self.usage.get(fr, 0) < self.quota(fr).nominal for fr, amount in usage.items() if amount
+        )
 
     def add_usage(self, usage: Usage) -> None:
         for fr, amount in usage.items():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from services.scheduler.kueue.flavors import Assignment
+from services.scheduler.kueue.flavors import Assignment, Oracle, Possibility
 from services.scheduler.kueue.model import (
     ANY,
     LOWER_OR_NEWER_EQUAL_PRIORITY,
@@ -38,8 +38,44 @@ def preemption_targets(
     preempting: Collection[str] = (),
 ) -> list[AdmittedWorkload]:
     """The workloads to preempt for ``info`` to be admitted with ``assignment``, or []."""
-    frs = assignment.needs_preemption()
-    usage = assignment.usage
+    return find_targets(
+        info, assignment.needs_preemption(), assignment.usage, cq, snapshot, preempting=preempting
+    )
+
+
+def oracle(
+    info: WorkloadInfo,
+    cq: ClusterQueueState,
+    snapshot: Snapshot,
+    *,
+    preempting: Collection[str] = (),
+) -> Oracle:
+    """Kueue's preemption oracle: would preempting for one flavor/resource find targets?"""
+
+    def simulate(fr: FlavorResource, amount: int) -> tuple[Possibility, bool]:
+        usage = {fr: amount}
+        targets = find_targets(info, {fr}, usage, cq, snapshot, preempting=preempting)
+        if not targets:
+            return Possibility.NO_CANDIDATES, cq.borrowing_with(fr, amount)
+        with snapshot.without(targets):
+            borrows = cq.borrowing_with(fr, amount)
+        if any(t.cluster_queue == cq.name for t in targets):
+            return Possibility.PREEMPT, borrows
+        return Possibility.RECLAIM, borrows
+
+    return simulate
+
+
+def find_targets(
+    info: WorkloadInfo,
+    frs: set[FlavorResource],
+    usage: Usage,
+    cq: ClusterQueueState,
+    snapshot: Snapshot,
+    *,
+    preempting: Collection[str] = (),
+) -> list[AdmittedWorkload]:
+    """The workloads to preempt so that ``usage`` fits, needing ``frs`` freed, or []."""
     candidates = _candidates(info, cq, frs)
     if not candidates:
         return []

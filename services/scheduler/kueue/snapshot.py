@@ -67,8 +67,10 @@ _STRATEGIES = (STRICT_FIFO, BEST_EFFORT_FIFO)
 _FUNGIBILITY = {
     "whenCanBorrow": (MAY_STOP_SEARCH, TRY_NEXT_FLAVOR, "Borrow"),
     "whenCanPreempt": (MAY_STOP_SEARCH, TRY_NEXT_FLAVOR, "Preempt"),
+    "preference": ("BorrowingOverPreemption", "PreemptionOverBorrowing"),
 }
-_FUNGIBILITY_DEFAULTS = {"whenCanBorrow": MAY_STOP_SEARCH, "whenCanPreempt": TRY_NEXT_FLAVOR}
+# v1beta1's deprecated names for MayStopSearch.
+_OLD_FUNGIBILITY = {"Borrow": MAY_STOP_SEARCH, "Preempt": MAY_STOP_SEARCH}
 
 
 @dataclass
@@ -245,13 +247,15 @@ def _preemption(cq: ClusterQueue, document: str) -> Preemption:
 
 def _fungibility(cq: ClusterQueue, document: str) -> Fungibility:
     given = cq.spec.flavorFungibility or {}
-    values = {}
     for key, allowed in _FUNGIBILITY.items():
-        value = given.get(key) or _FUNGIBILITY_DEFAULTS[key]
-        _check(value, allowed, document, f"spec.flavorFungibility.{key}")
-        values[key] = value if value == TRY_NEXT_FLAVOR else MAY_STOP_SEARCH
+        if key in given:
+            _check(given[key], allowed, document, f"spec.flavorFungibility.{key}")
+    borrow = given.get("whenCanBorrow", MAY_STOP_SEARCH)
+    preempt = given.get("whenCanPreempt", TRY_NEXT_FLAVOR)
     return Fungibility(
-        when_can_borrow=values["whenCanBorrow"], when_can_preempt=values["whenCanPreempt"]
+        when_can_borrow=_OLD_FUNGIBILITY.get(borrow) or borrow,
+        when_can_preempt=_OLD_FUNGIBILITY.get(preempt) or preempt,
+        preference=given.get("preference"),
     )
 
 

@@ -212,3 +212,31 @@ def _milli(quantity: str | int | float, document: str, field: str) -> int:
         return parse_quantity(quantity).milli()
     except QuantityError as exc:
         raise ManifestError(str(exc), document=document, field=field) from None
+
+
+REQUESTS_MUST_NOT_EXCEED_LIMITS = "requests must not exceed its limits"
+"""Kueue's RequestsMustNotExceedLimitMessage."""
+
+
+def requests_over_limits(info: WorkloadInfo) -> list[str]:
+    """Kueue's ValidateResources: containers whose requests exceed their limits."""
+    errors: list[str] = []
+    for i, podset in enumerate(info.podsets):
+        path = f"spec.podSets[{i}].template.spec"
+        for kind, containers in (
+            ("initContainers", podset.spec.initContainers),
+            ("containers", podset.spec.containers),
+        ):
+            for j, container in enumerate(containers):
+                res = container.resources
+                if res is None:
+                    continue
+                over = sorted(
+                    name
+                    for name, limit in res.limits.items()
+                    if name in res.requests
+                    and parse_quantity(res.requests[name]).milli() > parse_quantity(limit).milli()
+                )
+                if over:
+                    errors.append(f"{path}.{kind}[{j}]: {over}: {REQUESTS_MUST_NOT_EXCEED_LIMITS}")
+    return errors

@@ -1,0 +1,84 @@
+"""Loading the ported upstream tables: one YAML file per upstream test file.
+
+A table has ``fixtures`` (manifests every case starts from) and ``cases``: ``name`` (the
+upstream case name, used as the test id), ``objects`` (the case's own manifests), ``want``;
+a case Shoal cannot express has ``skip`` with the reason, one where Shoal knowingly differs
+has ``departure`` with the reason (a strict xfail, so a fix shows up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+import yaml
+
+from services.scheduler.kueue import AdmissionResult, admit
+from shared.models import Model, decode_object
+
+NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+HERE = Path(__file__).parent
+F = TypeVar("F", bound=Callable[..., object])
+
+
+class Table:
+    def __init__(self, doc: Mapping[str, Any]) -> None:
+        self.fixtures: list[dict[str, Any]] = list(doc.get("fixtures") or [])
+        self.cases: list[dict[str, Any]] = list(doc["cases"])
+
+    @classmethod
+    def load(cls, name: str) -> Table:
+        return cls(yaml.safe_load((HERE / name).read_text()))
+
+    def parametrize(self) -> Callable[[F], F]:
+        params = [pytest.param(case, id=case["name"], marks=_marks(case)) for case in self.cases]
+        return pytest.mark.parametrize("case", params)
+
+    def objects(self, case: Mapping[str, Any]) -> list[Model]:
+        docs = [*self.fixtures, *(case.get("objects") or [])]
+        return [
+            decode_object(o, document=f"{case['name']} doc {i}", strict_kind=False)
+            for i, o in enumerate(docs)
+        ]
+
+    @staticmethod
+    def gates(case: Mapping[str, Any]) -> dict[str, bool]:
+        return dict(case.get("featureGates") or {})
+
+    @staticmethod
+    def want(case: Mapping[str, Any]) -> dict[str, Any]:
+        want: dict[str, Any] = case["want"]
+        return want
+
+
+def _marks(case: Mapping[str, Any]) -> list[pytest.MarkDecorator]:
+    """Not expressible → skipped; a known departure from upstream → strict xfail."""
+    if "skip" in case:
+        return [pytest.mark.skip(reason=f"not expressible: {case['skip']}")]
+    if "departure" in case:
+        return [
+            pytest.mark.xfail(strict=True, reason=f"departs from upstream: {case['departure']}")
+        ]
+    return []
+
+
+def run_cycle(objects: Sequence[Model], *, gates: Mapping[str, bool]) -> AdmissionResult:
+    """One Kueue scheduling cycle over ``objects``."""
+    return admit(objects, NOW, max_cycles=1)
+
+
+def admitted_by(result: AdmissionResult) -> dict[str, Any]:
+    """The newly admitted workloads in the tables' shape."""
+    return {
+        key: {
+            "clusterQueue": a.cluster_queue,
+            "podSets": {
+                name: {"count": ps.count, "flavors": dict(ps.flavors)}
+                for name, ps in a.podsets.items()
+            },
+        }
+        for key, a in result.admitted.items()
+    }
