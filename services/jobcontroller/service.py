@@ -291,7 +291,7 @@ class _CommandHead(msgspec.Struct):
 
 
 def _topics(topics: Topics) -> list[str]:
-    kinds = (*SHARDED_KINDS, "Command", "Queue")
+    kinds = (*SHARDED_KINDS, "Command", "Queue", "Workload")
     return sorted({topics.state(kind) for kind in kinds})
 
 
