@@ -12,6 +12,7 @@ from typing import TypeVar
 
 import msgspec
 
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Command, Json, Model, Pod, PodGroup, Service
 
 M = TypeVar("M", bound=Model)
@@ -39,6 +40,10 @@ class Observed:
     # Uids of pods whose tracking-finalizer removal is in flight: an earlier sync counted them
     # and wrote that count, the cache has not yet shown the patch (``expectedRmFinalizers``).
     finalizers_removing: frozenset[str] = frozenset()
+    # The controller's setting, not the cache: the schedulerName values for which a training
+    # job (PyTorchJob) gets one PodGroup for all its pods, as the training operator does with
+    # ``--gang-scheduler-name``.
+    gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES)
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from services.jobcontroller.cache import COMMAND, POD, PODGROUP, SERVICE, WorkKey
 from services.jobcontroller.core import Observed
 from shared.kube.keys import split_key
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 
 
 class ObjectIndex(Protocol):
@@ -29,6 +30,7 @@ def observe(
     *,
     expectations_satisfied: bool = True,
     finalizers_removing: frozenset[str] = frozenset(),
+    gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES),
 ) -> Observed:
     namespace = split_key(job.key)[0]
     return Observed(
@@ -39,4 +41,5 @@ def observe(
         expectations_satisfied=expectations_satisfied,
         orphans=index.loose(POD, namespace),
         finalizers_removing=finalizers_removing,
+        gang_scheduler_names=gang_scheduler_names,
     )
