@@ -6,6 +6,10 @@ each namespace (adoption candidates), and the plain pods that still need a PodGr
 change names the work keys it affects, and an observed ADDED/DELETED of an owned object lowers
 that job's expectations — the other half of the expectations handshake (see ``executor``).
 
+Jobs seen deleted (or replaced by a job of the same name) are remembered by uid for a while:
+what such a uid still controls — left by a sync that raced the deletion — is garbage
+(``dangling``), as Kubernetes' garbage collector sees dependents of an owner that is gone.
+
 Sharding: an instance keeps the records of partitions ``p % shards == shard``. Jobs, pods,
 PodGroups and Services are co-partitioned by job key, so a job and everything it owns fall in
 one shard. Commands are keyed by their own name, so they are kept when their *target* job's key
@@ -14,6 +18,7 @@ hashes into an owned partition of the jobs topic. Queues are few and cluster-wid
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
@@ -44,6 +49,14 @@ JOB_TYPES = frozenset({BATCH_JOB, VOLCANO_JOB, PYTORCH_JOB})
 # Kinds a job owns and creates; expectations are kept per (job, kind).
 OWNED_TYPES = (POD, PODGROUP, SERVICE, WORKLOAD)
 _KIND_OF = {POD: "Pod", PODGROUP: "PodGroup", SERVICE: "Service", WORKLOAD: "Workload"}
+# How many uids of deleted jobs are remembered: dependents a racing sync created arrive within
+# seconds of the deletion, and the collector's work is done once they are gone.
+GONE_UIDS_KEPT = 10_000
+
+
+def kind_of(type_key: str) -> str:
+    """The kind of an owned type key (``v1/Pod`` → ``Pod``)."""
+    return _KIND_OF.get(type_key, type_key.rpartition("/")[2])
 
 
 class WorkKey(NamedTuple):
@@ -119,6 +132,7 @@ class ControllerCache:
         self._on_work = on_work
         self._owned: dict[WorkKey, dict[str, set[str]]] = {}
         self._loose: dict[tuple[str, str], set[str]] = {}  # (type, namespace) → ownerless
+        self._gone: OrderedDict[str, None] = OrderedDict()  # uids of deleted jobs, oldest first
 
     def apply(self, event: StateEvent) -> None:
         """Apply one record; a job that does not decode is remembered as invalid, not raised."""
@@ -158,6 +172,29 @@ class ControllerCache:
     def job(self, key: WorkKey) -> Any:
         return self.objects.get(key.type_key, key.key)
 
+    def is_gone(self, uid: str) -> bool:
+        """Whether the job of this uid was seen deleted (or replaced under its name)."""
+        return uid in self._gone
+
+    def dangling(self, job: WorkKey) -> list[tuple[str, Any]]:
+        """``(type_key, object)`` of what the key's job once controlled under a uid that is
+        gone: objects a sync created while the job was being deleted."""
+        found: list[tuple[str, Any]] = []
+        for type_key in OWNED_TYPES:
+            for obj in self.owned(job, type_key):
+                ref = obj.metadata.controller_ref()
+                if ref is not None and ref.uid in self._gone:
+                    found.append((type_key, obj))
+        return found
+
+    def _job_gone(self, uid: str) -> None:
+        if not uid:
+            return
+        self._gone[uid] = None
+        self._gone.move_to_end(uid)
+        while len(self._gone) > GONE_UIDS_KEPT:
+            self._gone.popitem(last=False)
+
     def owned(self, job: WorkKey, type_key: str) -> list[Any]:
         names = self._owned.get(job, {}).get(type_key, ())
         found = (self.objects.get(type_key, name) for name in names)
@@ -190,6 +227,8 @@ class ControllerCache:
         type_key = ObjectCache.type_key(obj)  # type: ignore[arg-type]
         if type_key in JOB_TYPES:
             job = WorkKey(type_key, key)
+            if old is not None and (new is None or new.metadata.uid != old.metadata.uid):  # type: ignore[attr-defined]
+                self._job_gone(old.metadata.uid)  # type: ignore[attr-defined]
             if new is not None:
                 self.invalid.pop(job, None)
             else:

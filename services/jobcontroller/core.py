@@ -12,6 +12,7 @@ from typing import TypeVar
 
 import msgspec
 
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Command, Json, Model, Pod, PodGroup, ResourceFlavor, Service, Workload
 
 M = TypeVar("M", bound=Model)
@@ -43,6 +44,10 @@ class Observed:
     # tolerations go into the pod templates when the Workload is admitted).
     workloads: list[Workload] = field(default_factory=list)
     flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
+    # The controller's setting, not the cache: the schedulerName values for which a training
+    # job (PyTorchJob) gets one PodGroup for all its pods, as the training operator does with
+    # ``--gang-scheduler-name``.
+    gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES)
 
 
 @dataclass(slots=True)

@@ -174,7 +174,7 @@ class ActionExecutor:
             await self._patches(job, actions.patch, outcome)
         if not outcome.failed:
             await self._deletions(job, actions, outcome)
-            await self._creations(job, actions, outcome)
+            await self._creations(job, job_obj, actions, outcome)
         if not outcome.failed:
             await self._patches(job, actions.patch_after_create, outcome)
         # The status (and a consumed Command) records what the sync achieved: after a failure
@@ -288,14 +288,32 @@ class ActionExecutor:
             return False
         return True
 
-    async def _creations(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
+    async def _creations(
+        self, job: WorkKey, job_obj: Json, actions: Actions, outcome: Outcome
+    ) -> None:
         batches = actions.create_batches or ([len(actions.create)] if actions.create else [])
         start = 0
         for size in batches:
+            if not self._still_wanted(job, job_obj):
+                return  # the job went meanwhile: what it owns would outlive it
             batch = actions.create[start : start + size]
             start += size
             if not await self._create_batch(job, batch, outcome):
                 return  # slow start: a failure stops the batches after it
+
+    def _still_wanted(self, job: WorkKey, job_obj: Json) -> bool:
+        """False once the cache shows the synced job deleted, being deleted or replaced by a
+        job of the same name (its objects go by the uid it had when the sync began)."""
+        if job.type_key not in JOB_TYPES:
+            return True
+        uid = str((job_obj.get("metadata") or {}).get("uid") or "")
+        if uid and self._cache.is_gone(uid):
+            return False
+        cached = self._cache.job(job)
+        if cached is None:
+            return True  # never seen here: nothing says it went
+        meta = cached.metadata
+        return meta.deletionTimestamp is None and (not uid or meta.uid == uid)
 
     async def _create_batch(self, job: WorkKey, batch: list[Json], outcome: Outcome) -> bool:
         # Only the kinds the cache indexes can be observed, so only they carry expectations;

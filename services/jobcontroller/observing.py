@@ -22,6 +22,7 @@ from services.jobcontroller.cache import (
 )
 from services.jobcontroller.core import Observed
 from shared.kube.keys import split_key
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 
 
 class ObjectIndex(Protocol):
@@ -42,6 +43,7 @@ def observe(
     *,
     expectations_satisfied: bool = True,
     finalizers_removing: frozenset[str] = frozenset(),
+    gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES),
 ) -> Observed:
     namespace = split_key(job.key)[0]
     return Observed(
@@ -54,4 +56,5 @@ def observe(
         finalizers_removing=finalizers_removing,
         workloads=index.owned(job, WORKLOAD),
         flavors={f.metadata.name: f for f in index.cluster_scoped(RESOURCE_FLAVOR)},
+        gang_scheduler_names=gang_scheduler_names,
     )

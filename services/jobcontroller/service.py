@@ -64,6 +64,14 @@ class JobControllerSettings(msgspec.Struct, frozen=True, kw_only=True):
     scheduler_names: Annotated[
         tuple[str, ...], Meta(description="schedulerName values whose pods need a PodGroup")
     ] = SHOAL_SCHEDULER_NAMES
+    gang_scheduler_names: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="schedulerName values for which a PyTorchJob gets one PodGroup for all "
+            "its pods (the training operator's --gang-scheduler-name); empty: only with "
+            "runPolicy.schedulingPolicy"
+        ),
+    ] = SHOAL_SCHEDULER_NAMES
     backoff_base: Annotated[Duration, Meta(description="first retry delay after a failed sync")] = (
         0.05
     )
@@ -134,7 +142,11 @@ class JobController:
         executor = ActionExecutor(
             kube, self.cache, component="shoal-jobcontroller", post_events=settings.post_events
         )
-        self.syncer = Syncer(cache=self.cache, executor=executor)
+        self.syncer = Syncer(
+            cache=self.cache,
+            executor=executor,
+            gang_scheduler_names=frozenset(settings.gang_scheduler_names),
+        )
         self.metrics = Metrics(shell, self.queue)
         self.log = shell.log.bind(shard=settings.shard, shards=settings.shards)
         self._topics = _topics(shell.topics)

@@ -7,7 +7,10 @@ the annotation joining it, or an orphan's tracking finalizer). Both are executed
 reconcile rejects its spec (``UserError`` and subclasses), gets one Warning Event per distinct
 message and, for a Volcano Job, the message in ``status.state``; then the key is done until the
 job changes. Status writes that would not change the cached status are skipped, so a sync does
-not wake itself up.
+not wake itself up. Before its reconcile, a job key's sync deletes what a deleted job of that
+name still controls (``ControllerCache.dangling``), deleted or not yet re-created: objects a
+sync created while the job was being deleted must not outlive it (and an Inqueue PodGroup
+would keep counting against its queue).
 """
 
 from __future__ import annotations
@@ -30,10 +33,13 @@ from services.jobcontroller.cache import (
     ControllerCache,
     WorkKey,
     expectation_key,
+    kind_of,
 )
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
 from shared.errors import UserError
+from shared.kube.keys import key_of, split_key
+from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Json, to_dict
 from shared.models.volcano import VolcanoJobStatus
 
@@ -61,11 +67,13 @@ class Syncer:
         *,
         cache: ControllerCache,
         executor: ActionExecutor,
+        gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES),
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._cache = cache
         self._executor = executor
+        self._gang_scheduler_names = gang_scheduler_names
         self._clock = clock
         self._wall_clock = wall_clock
         self._reported: dict[WorkKey, str] = {}
@@ -76,14 +84,17 @@ class Syncer:
     async def sync(self, key: WorkKey) -> SyncResult:
         if key.type_key == POD:
             return await self._sync_pod(key)
+        collected = await self._collect_garbage(key)
+        if collected.failed:
+            return SyncResult(collected)
         bad = self._cache.invalid.get(key)
         if bad is not None:
             await self._report_invalid(key, bad.raw, bad.error)
-            return SyncResult(Outcome())
+            return SyncResult(collected)
         job = self._cache.job(key)
         if job is None:
             self._reported.pop(key, None)
-            return SyncResult(Outcome())
+            return SyncResult(collected)
         try:
             reconciler = kinds.reconciler_for(job.apiVersion, job.kind)
         except kinds.ReconcileUnavailable as exc:
@@ -97,7 +108,27 @@ class Syncer:
         self._reported.pop(key, None)
         status = status_patches(job.status, actions)
         outcome = await self._executor.execute(key, _head(job), actions, status)
+        for kind, count in collected.deleted.items():
+            outcome.deleted[kind] = outcome.deleted.get(kind, 0) + count
         return SyncResult(outcome, requeue_after=actions.requeue_after, reconciled=True)
+
+    async def _collect_garbage(self, key: WorkKey) -> Outcome:
+        """Delete what a deleted job of this key's name still controls (see the module doc)."""
+        garbage = Actions()
+        for type_key, obj in self._cache.dangling(key):
+            if obj.metadata.deletionTimestamp is None:
+                garbage.delete_object(kind_of(type_key), key_of(obj))
+        if not garbage.delete:
+            return Outcome()
+        _log.info("deleting objects of a deleted job", job=key.key, objects=garbage.delete)
+        api_version, _, kind = key.type_key.rpartition("/")
+        namespace, name = split_key(key.key)
+        head = {
+            "apiVersion": api_version,
+            "kind": kind,
+            "metadata": {"namespace": namespace, "name": name},
+        }
+        return await self._executor.execute(key, head, garbage)
 
     def _observe(self, key: WorkKey) -> Observed:
         cache, now = self._cache, self._clock()
@@ -108,6 +139,7 @@ class Syncer:
                 cache.expectations.satisfied(expectation_key(key, t), now) for t in OWNED_TYPES
             ),
             finalizers_removing=cache.finalizers.pending(str(key)),
+            gang_scheduler_names=self._gang_scheduler_names,
         )
 
     async def _report_invalid(

@@ -13,14 +13,12 @@ import copy
 from services.jobcontroller.pytorchjob.spec import (
     DEFAULT_PORT,
     DEFAULT_PORT_NAME,
-    GANG_SCHEDULER_NAME,
     MASTER,
     OPERATOR_NAME,
     WORKER,
     PyTorchView,
     Replica,
 )
-from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, scheduler_name
 from shared.models import Json, PodSpec, convert
 from shared.models.volcano import GROUP_NAME_ANNOTATION, TASK_SPEC_KEY
 from shared.resources import EMPTY, Resources, spec_requests
@@ -122,10 +120,11 @@ def build_pod(job: PyTorchView, replica: Replica, index: int) -> Json:
         container["env"] = [*(container.get("env") or []), *env]
     policy = replica.restart_policy
     spec["restartPolicy"] = "Never" if policy == "ExitCode" else policy
-    if job.gang:
-        if scheduler_name(spec.get("schedulerName")) == DEFAULT_SCHEDULER_NAME:
-            spec["schedulerName"] = GANG_SCHEDULER_NAME
-        annotations[GROUP_NAME_ANNOTATION] = job.name
+    if job.gang_scheduler is not None:
+        # ``VolcanoControl.DecoratePodTemplateSpec``: a template's own scheduler stays.
+        if not spec.get("schedulerName"):
+            spec["schedulerName"] = job.gang_scheduler
+        annotations[GROUP_NAME_ANNOTATION] = podgroup_name(job)
         annotations[TASK_SPEC_KEY] = replica.rt
     metadata: Json = {
         "name": object_name(job, replica, index),
@@ -154,13 +153,16 @@ def build_service(job: PyTorchView, replica: Replica, index: int) -> Json:
     }
 
 
+def podgroup_name(job: PyTorchView) -> str:
+    """The operator's ``SyncPodGroup`` names the PodGroup after the job."""
+    return job.name
+
+
 def min_member(job: PyTorchView) -> int:
+    """``ReconcileJobs``: every replica (elastic ones too), or ``schedulingPolicy.minAvailable``."""
     policy = job.scheduling
     if policy is not None and policy.minAvailable is not None:
         return policy.minAvailable
-    if job.elastic is not None and job.elastic.minReplicas is not None:
-        master = job.replica(MASTER)
-        return job.elastic.minReplicas + (master.replicas if master else 0)
     return job.total_replicas
 
 
@@ -177,12 +179,14 @@ def _min_resources(job: PyTorchView, members: int) -> Resources:
     return total
 
 
-def podgroup_spec(job: PyTorchView) -> Json:
+def podgroup_spec(job: PyTorchView, queue: str | None = None) -> Json:
+    """The Volcano PodGroup spec as the operator fills it; ``queue``: the existing PodGroup's
+    queue, which the operator keeps over ``schedulingPolicy.queue``."""
     members = min_member(job)
     policy = job.scheduling
     spec: Json = {
         "minMember": members,
-        "queue": (policy.queue if policy else None) or "default",
+        "queue": queue or (policy.queue if policy else None) or "default",
         "minResources": (
             Resources.from_list(policy.minResources).to_list()
             if policy is not None and policy.minResources
@@ -195,13 +199,16 @@ def podgroup_spec(job: PyTorchView) -> Json:
 
 
 def build_podgroup(job: PyTorchView) -> Json:
+    metadata: Json = {
+        "name": podgroup_name(job),
+        "namespace": job.namespace,
+        "ownerReferences": [job.owner_reference()],
+    }
+    if job.annotations:
+        metadata["annotations"] = dict(job.annotations)  # SyncPodGroup copies them
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
-        "metadata": {
-            "name": job.name,
-            "namespace": job.namespace,
-            "ownerReferences": [job.owner_reference()],
-        },
+        "metadata": metadata,
         "spec": podgroup_spec(job),
     }

@@ -21,6 +21,7 @@ from services.jobcontroller.pytorchjob.objects import (
     build_pod,
     build_podgroup,
     build_service,
+    podgroup_name,
     podgroup_spec,
     replica_selector,
 )
@@ -40,6 +41,13 @@ from shared.models.kubeflow import PyTorchJobStatus, ReplicaStatus
 from shared.resources import Resources
 
 NO_EXIT_CODE = 0xBEEF  # the operator's marker when the pytorch container has not terminated
+
+
+# The operator's createNewPod warns when a template keeps its own scheduler under gang scheduling.
+SCHEDULER_NAME_REASON = "SetPodTemplateSchedulerName"
+SCHEDULER_NAME_MESSAGE = (
+    "Another scheduler is specified when gang-scheduling is enabled and it will not be overwritten"
+)
 
 
 @dataclass(slots=True)
@@ -64,7 +72,7 @@ class _Sync:
 
 def reconcile(job: PyTorchJob, observed: Observed, now: float) -> Actions:
     """One sync of ``job`` against ``observed``; pure and deterministic."""
-    view = pytorch_view(job)
+    view = pytorch_view(job, observed.gang_scheduler_names)
     if view.managed_by not in (None, "", MANAGED_BY_OPERATOR):
         return Actions()  # another controller (e.g. Kueue's MultiKueue) owns this job
     if job.metadata.deletionTimestamp is not None:
@@ -77,7 +85,9 @@ def reconcile(job: PyTorchJob, observed: Observed, now: float) -> Actions:
             key=lambda p: p.metadata.name,
         ),
         services=[s for s in observed.services if _owned(s.metadata.controller_ref(), view)],
-        podgroup=next((pg for pg in observed.podgroups if pg.metadata.name == view.name), None),
+        podgroup=next(
+            (pg for pg in observed.podgroups if pg.metadata.name == podgroup_name(view)), None
+        ),
         now=now,
         may_act=observed.expectations_satisfied,
     )
@@ -135,7 +145,7 @@ def _delete_pods_and_services(sync: _Sync, policy: str) -> None:
 
 def _delete_podgroup(sync: _Sync) -> None:
     if sync.job.gang and sync.podgroup is not None and sync.may_act:
-        sync.actions.delete_object("PodGroup", sync.key(sync.job.name))
+        sync.actions.delete_object("PodGroup", sync.key(podgroup_name(sync.job)))
 
 
 def _finished(sync: _Sync) -> None:
@@ -283,7 +293,7 @@ def _sync_podgroup(sync: _Sync) -> bool:
         if sync.may_act:
             sync.actions.create.append(build_podgroup(job))
         return False
-    want = podgroup_spec(job)
+    want = podgroup_spec(job, queue=pg.spec.queue)
     same = (
         pg.spec.minMember == want["minMember"]
         and pg.spec.queue == want["queue"]
@@ -291,9 +301,9 @@ def _sync_podgroup(sync: _Sync) -> bool:
         and Resources.from_list(pg.spec.minResources) == Resources.from_list(want["minResources"])
     )
     if not same:
-        sync.actions.patch.append(
-            Patch(kind="PodGroup", key=sync.key(job.name), patch={"spec": want})
-        )
+        # The operator replaces the whole spec: a priority class no longer wanted goes too.
+        patch = {"spec": {"priorityClassName": None, **want}}
+        sync.actions.patch.append(Patch("PodGroup", sync.key(podgroup_name(job)), patch))
     return pg.status.phase not in ("", "Pending")
 
 
@@ -303,7 +313,17 @@ def _sync_replicas(sync: _Sync) -> None:
     for replica in sync.job.replicas:
         _sync_pods(sync, replica, act=act)
         _sync_services(sync, replica, act=act)
+    if any(obj["kind"] == "Pod" for obj in sync.actions.create) and _other_scheduler(sync.job):
+        sync.actions.events.append(("Warning", SCHEDULER_NAME_REASON, SCHEDULER_NAME_MESSAGE))
     _update_status(sync)
+
+
+def _other_scheduler(job: PyTorchView) -> bool:
+    """``isCustomSchedulerSet``: a template names a scheduler other than the gang's."""
+    if job.gang_scheduler is None:
+        return False
+    named = ((r.template.get("spec") or {}).get("schedulerName") for r in job.replicas)
+    return any(name and name != job.gang_scheduler for name in named)
 
 
 def _sync_pods(sync: _Sync, replica: Replica, *, act: bool) -> None:

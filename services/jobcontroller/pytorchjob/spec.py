@@ -3,8 +3,13 @@
 Replica types are canonicalised (``master`` → ``Master``), replicas default to 1, restartPolicy to
 ``OnFailure``, the ``pytorch`` container gets the ``pytorchjob-port`` (23456) when it has none,
 ``cleanPodPolicy`` defaults to ``None`` and an elastic policy without bounds takes the worker
-count for both. Gang scheduling (a PodGroup per job) is on when ``schedulingPolicy`` is set or a
-template asks for Volcano/Shoal as its scheduler.
+count for both.
+
+Gang scheduling (one PodGroup per job, as the operator's ``--gang-scheduler-name``) is on when a
+replica template names one of the configured gang schedulers (``Observed.gang_scheduler_names``,
+default ``volcano`` and ``shoal``), or when ``schedulingPolicy`` is set; its scheduler is then the
+first gang scheduler a template names (``volcano`` when none does), which templates without a
+``schedulerName`` get.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ DEFAULT_RESTART_POLICY = "OnFailure"
 DEFAULT_NPROC_PER_NODE = "auto"
 OPERATOR_NAME = "pytorchjob-controller"
 MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
-GANG_SCHEDULERS = frozenset(SHOAL_SCHEDULER_NAMES)
+DEFAULT_GANG_SCHEDULERS = frozenset(SHOAL_SCHEDULER_NAMES)
+# The operator's ``VolcanoControl.GetSchedulerName``.
 GANG_SCHEDULER_NAME = VOLCANO_SCHEDULER_NAME
 
 
@@ -77,7 +83,12 @@ class PyTorchView:
     scheduling: SchedulingPolicy | None
     elastic: ElasticPolicy | None
     nproc_per_node: str | None
-    gang: bool
+    gang_scheduler: str | None  # None: no gang scheduling
+    annotations: dict[str, str]
+
+    @property
+    def gang(self) -> bool:
+        return self.gang_scheduler is not None
 
     @property
     def total_replicas(self) -> int:
@@ -148,7 +159,9 @@ def _nproc_per_node(job: PyTorchJob) -> str | None:
     return job.spec.nprocPerNode
 
 
-def pytorch_view(job: PyTorchJob) -> PyTorchView:
+def pytorch_view(
+    job: PyTorchJob, gang_schedulers: frozenset[str] = DEFAULT_GANG_SCHEDULERS
+) -> PyTorchView:
     replicas = tuple(
         sorted(
             (
@@ -164,9 +177,10 @@ def pytorch_view(job: PyTorchJob) -> PyTorchView:
         )
     )
     run = job.spec.runPolicy
-    schedulers = {
-        (r.template.get("spec") or {}).get("schedulerName") or "" for r in replicas
-    } & GANG_SCHEDULERS
+    named = [(r.template.get("spec") or {}).get("schedulerName") or "" for r in replicas]
+    gang = next((name for name in named if name in gang_schedulers), None)
+    if gang is None and run.schedulingPolicy is not None:
+        gang = GANG_SCHEDULER_NAME
     return PyTorchView(
         name=job.metadata.name,
         namespace=job.metadata.namespace or "default",
@@ -182,5 +196,6 @@ def pytorch_view(job: PyTorchJob) -> PyTorchView:
         scheduling=run.schedulingPolicy,
         elastic=_elastic(job),
         nproc_per_node=_nproc_per_node(job),
-        gang=run.schedulingPolicy is not None or bool(schedulers),
+        gang_scheduler=gang,
+        annotations=dict(job.metadata.annotations),
     )

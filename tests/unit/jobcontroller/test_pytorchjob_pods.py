@@ -97,8 +97,9 @@ def test_elastic_job_gets_torchrun_rendezvous_env() -> None:
     job = sample("pytorchjob-elastic.yaml")
     first = reconcile(job, Observed(), NOW)
     pg = created(first, "PodGroup")[0]
-    assert pg["spec"]["minMember"] == 2
-    assert pg["spec"]["minResources"] == {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "8"}
+    # ReconcileJobs: minMember is every replica; the elastic bounds do not lower it.
+    assert pg["spec"]["minMember"] == 3
+    assert pg["spec"]["minResources"] == {"cpu": "12", "memory": "48Gi", "nvidia.com/gpu": "12"}
     admitted = ptpg()
     admitted.metadata.name = job.metadata.name
     pods = created(reconcile(job, Observed(podgroups=[admitted]), NOW), "Pod")
@@ -146,6 +147,59 @@ def test_gang_scheduling_is_enabled_by_scheduler_or_policy(job: PyTorchJob, gang
     actions = run(job)
     assert bool(created(actions, "PodGroup")) is gang
     assert len(created(actions, "Pod")) == (0 if gang else 3)  # gang pods wait for the PodGroup
+
+
+def test_gang_scheduler_names_are_a_setting() -> None:
+    # Like the operator's --gang-scheduler-name: an empty setting turns it off for templates.
+    job = ptjob(scheduler="volcano")
+    off = reconcile(job, Observed(gang_scheduler_names=frozenset()), NOW)
+    assert created(off, "PodGroup") == [] and len(created(off, "Pod")) == 3
+    custom = reconcile(
+        ptjob(scheduler="kai"), Observed(gang_scheduler_names=frozenset({"kai"})), NOW
+    )
+    assert len(created(custom, "PodGroup")) == 1
+
+
+def test_gang_pods_join_the_job_podgroup_and_unnamed_templates_get_its_scheduler() -> None:
+    # DecoratePodTemplateSpec: schedulerName when unset, group name, task spec; the
+    # policy-only job uses the operator's gang scheduler, volcano.
+    job = ptjob(schedulingPolicy={"queue": "q"})
+    job.metadata.annotations = {"team": "vision"}
+    pg = created(run(job), "PodGroup")[0]
+    assert pg["metadata"]["annotations"] == {"team": "vision"}  # SyncPodGroup copies them
+    admitted = ptpg()
+    pods = created(reconcile(job, Observed(podgroups=[admitted]), NOW), "Pod")
+    assert len(pods) == 3
+    for pod in pods:
+        assert pod["spec"]["schedulerName"] == "volcano"
+        assert pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == "ddp"
+
+
+def test_a_template_with_another_scheduler_keeps_it_with_a_warning() -> None:
+    job = ptjob(scheduler="volcano")
+    job.spec.pytorchReplicaSpecs["Worker"].template["spec"]["schedulerName"] = "other"
+    actions = reconcile(job, Observed(podgroups=[ptpg()]), NOW)
+    workers = [p for p in created(actions, "Pod") if "worker" in p["metadata"]["name"]]
+    assert {p["spec"]["schedulerName"] for p in workers} == {"other"}
+    assert (
+        "Warning",
+        "SetPodTemplateSchedulerName",
+        "Another scheduler is specified when gang-scheduling is enabled and it will not be "
+        "overwritten",
+    ) in actions.events
+
+
+def test_existing_podgroup_keeps_its_queue_and_gets_the_whole_spec() -> None:
+    # SyncPodGroup keeps a queue already set on the PodGroup and replaces the rest of the spec.
+    job = ptjob(scheduler="volcano", schedulingPolicy={"queue": "q"})
+    pg = ptpg()
+    pg.spec.queue, pg.spec.minMember, pg.spec.priorityClassName = "team-a", 1, "old"
+    actions = reconcile(job, Observed(podgroups=[pg]), NOW)
+    (patch,) = [p for p in actions.patch if p.kind == "PodGroup"]
+    assert patch.key == "ml/ddp"
+    assert patch.patch["spec"]["queue"] == "team-a"
+    assert patch.patch["spec"]["minMember"] == 3
+    assert patch.patch["spec"]["priorityClassName"] is None
 
 
 def test_podgroup_from_scheduling_policy() -> None:
