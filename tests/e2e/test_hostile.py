@@ -19,16 +19,29 @@ import pytest
 
 from services.cli.progress import job_phase
 from services.cli.stack import Stack, StackConfig
+from services.watcher.service import TOO_LARGE_REASON
+from shared.bus import HEADER_SIZE, HEADER_STAGE, HEADER_TOPIC
+from shared.bus.delivery import DEAD_LETTER_VALUE_BYTES
 from shared.bus.kafka import KafkaBus
 from shared.config import KafkaSettings
 from shared.events import PodBindDecided, encode
-from shared.kube import KubeClient
+from shared.kube import KubeClient, resource_for
 from shared.topics import Topics
-from tests.e2e.e2e_cluster import POD, PODGROUP, VCJOB, Observer, container, eventually, vcjob
+from tests.e2e.e2e_cluster import (
+    CONFIGMAP,
+    POD,
+    PODGROUP,
+    VCJOB,
+    Observer,
+    container,
+    eventually,
+    vcjob,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 Json = dict[str, Any]
+EVENT = resource_for("v1", "Event")
 RECORD_LIMIT = 1024 * 1024
 STATUS_RESEND_S = 2.0
 RECOVERY: dict[str, float] = {}
@@ -150,3 +163,65 @@ async def test_a_podgroup_status_that_was_not_applied_converges(
     RECOVERY["PodGroup status overwritten behind the scheduler"] = time.monotonic() - started
     assert observer.podgroups[key].phases[-2:] == ["Pending", "Running"]
     await kube.delete(VCJOB, "steady", namespace)
+
+
+def consumed_topics(topics: Topics) -> list[str]:
+    """Every topic some service consumes (Kueue objects have no consumer in this stack)."""
+    state = [t for t in topics.all_state() if t != topics.state("Workload")]
+    return [*state, *topics.decisions(), topics.results]
+
+
+async def test_five_megabyte_record_on_every_topic_is_dead_lettered(
+    stack: Stack, kube: KubeClient, observer: Observer, namespace: str
+) -> None:
+    topics = Topics(prefix=stack.config.topic_prefix)
+    poisoned = consumed_topics(topics)
+    huge = b"{" + b" " * (5 * 1024 * 1024) + b"}"
+    started = time.monotonic()
+    big_producer = bus_settings(stack, max_request_size=8 * 1024 * 1024)
+    async with KafkaBus(settings=big_producer) as bus:
+        for topic in poisoned:
+            await bus.produce(topic, huge, key=f"{namespace}/huge".encode())
+        await run_normal_job(kube, observer, namespace, "after-huge")
+        RECOVERY["5 MiB record on every consumed topic"] = time.monotonic() - started
+        lettered: dict[str, bytes] = {}
+
+        async def all_dead_lettered() -> bool:
+            snapshot = await bus.rebuild(topics=[topics.deadletter], decode=bytes)
+            for record in snapshot.records:
+                headers = dict(record.headers)
+                if headers.get(HEADER_SIZE) == str(len(huge)).encode():
+                    lettered[headers[HEADER_TOPIC].decode()] = headers[HEADER_STAGE]
+                    assert len(record.value or b"") <= DEAD_LETTER_VALUE_BYTES
+            return set(poisoned) <= set(lettered)
+
+        await eventually(all_dead_lettered, timeout=30, what="a dead letter per poisoned topic")
+    assert set(lettered.values()) == {b"size"}
+    assert all(s.alive() for s in stack.services.values()), "no service died of the record"
+
+
+async def test_object_too_large_to_publish_is_skipped_with_an_event(
+    stack: Stack, kube: KubeClient, observer: Observer, namespace: str
+) -> None:
+    big: Json = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "too-large", "namespace": namespace},
+        "data": {"blob": "x" * (RECORD_LIMIT + RECORD_LIMIT // 2)},
+    }
+    started = time.monotonic()
+    await kube.create(CONFIGMAP, big)
+
+    async def told() -> bool:
+        events, _ = await kube.list_all(EVENT, namespace=namespace)
+        return any(
+            e.get("reason") == TOO_LARGE_REASON
+            and e.get("involvedObject", {}).get("name") == "too-large"
+            for e in events
+        )
+
+    await eventually(told, timeout=30, what="the ObjectTooLarge Event")
+    await run_normal_job(kube, observer, namespace, "after-large-object")
+    RECOVERY["object larger than the record limit (1.5 MiB ConfigMap)"] = time.monotonic() - started
+    assert stack.services["watcher"].alive()
+    assert log_lines(stack, "watcher", "object too large to publish")
