@@ -124,10 +124,12 @@ class PodEvictFailed(Envelope, tag="PodEvictFailed"):
 
 
 class DecisionDropped(Envelope, tag="DecisionDropped"):
-    """The binder ignored a decision from a stale leadership epoch."""
+    """The binder ignored a decision: its epoch is older than the newest it accepted
+    (``StaleEpoch``) or is on no leadership record of the leader log (``UnknownEpoch``)."""
 
     decision_id: str
     newest_epoch: int
+    reason: str = ""
 
 
 # --- scheduler cycle log (scheduler → replay) ----------------------------------------------

@@ -70,6 +70,11 @@ class Topics(msgspec.Struct, frozen=True, kw_only=True):
         return self.prefix + "scheduler.cycles"
 
     @property
+    def leader(self) -> str:
+        """One partition; a record per election, whose offset + 1 is the leader's epoch."""
+        return self.prefix + "scheduler.leader"
+
+    @property
     def deadletter(self) -> str:
         return self.prefix + "deadletter"
 

@@ -7,7 +7,8 @@
 - Evict: POST pods/eviction; a pod that is already gone counts as evicted.
 - PodGroup status: merge-patch the status subresource; an Unschedulable condition also becomes a
   Warning Event on the PodGroup so ``kubectl describe`` answers "why is my job pending".
-- Decisions from a leadership epoch older than the newest seen are dropped (and reported).
+- A decision whose epoch the ``EpochFence`` refuses (unknown to the leader log, or older than the
+  newest accepted) is dropped, logged with its epoch and reported (``fencing``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import contextlib
 import time
 from typing import Any
 
+import structlog
+
 from services.binder import kueue
+from services.binder.fencing import EpochFence
 from shared.bus import RetryLater
 from shared.events import (
-    DecisionDropped,
     Envelope,
     KueueStatusDecided,
     PodBindDecided,
@@ -38,32 +41,37 @@ from shared.kube.keys import split_key
 from shared.kube.resources import EVENT, POD, PODGROUP
 
 COMPONENT = "shoal-binder"
+_log = structlog.get_logger()
 
 
 class Executor:
     """Runs decisions; returns the result events to publish."""
 
-    def __init__(self, kube: KubeClient, *, producer: str, post_events: bool = True) -> None:
+    def __init__(
+        self,
+        kube: KubeClient,
+        *,
+        producer: str,
+        fence: EpochFence,
+        post_events: bool = True,
+    ) -> None:
         self._kube = kube
         self._producer = producer
         self._post_events = post_events
-        self.newest_epoch = 0
-
-    def stale(self, decision: Envelope) -> DecisionDropped | None:
-        if decision.epoch < self.newest_epoch:
-            return DecisionDropped(
-                key=decision.key,
-                decision_id=decision.id,
-                newest_epoch=self.newest_epoch,
-                epoch=decision.epoch,
-                producer=self._producer,
-            )
-        self.newest_epoch = decision.epoch
-        return None
+        self.fence = fence
 
     async def execute(self, decision: Envelope) -> Envelope | None:
-        dropped = self.stale(decision)
+        dropped = self.fence.admit(decision)
         if dropped is not None:
+            _log.warning(
+                "decision dropped",
+                decision=type(decision).__name__,
+                key=decision.key,
+                epoch=decision.epoch,
+                newest_epoch=dropped.newest_epoch,
+                reason=dropped.reason,
+                producer=decision.producer,
+            )
             return dropped
         try:
             if isinstance(decision, PodBindDecided):

@@ -2,7 +2,8 @@
 
 It is a consumer group over the decision topics, so it scales out by partition. A batch is
 committed only after its decisions were executed and their results acknowledged by the broker
-(at-least-once; execution is idempotent, see ``executor``).
+(at-least-once; execution is idempotent, see ``executor``). Before a batch that carries an epoch
+it does not know, the binder re-reads the scheduler's leader log (``fencing``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from msgspec import Meta
 from prometheus_client import Counter, Histogram
 
 from services.binder.executor import Executor, execute_all
+from services.binder.fencing import EpochFence
 from shared.bus import Bus, Outgoing, Record
 from shared.events import Decision, Envelope, decision_decoder, encode
 from shared.kube import KubeClient
@@ -41,7 +43,8 @@ async def run_binder(
     stopping: asyncio.Event,
 ) -> None:
     topics = shell.topics
-    executor = Executor(kube, producer=shell.service, post_events=settings.post_events)
+    fence = EpochFence(producer=shell.service)
+    executor = Executor(kube, producer=shell.service, fence=fence, post_events=settings.post_events)
     outcomes = Counter(
         "shoal_binder_outcomes", "decision outcomes", ["outcome"], registry=shell.registry
     )
@@ -49,9 +52,18 @@ async def run_binder(
         "shoal_binder_batch_seconds", "time to execute one batch", registry=shell.registry
     )
 
+    async def read_leader_log() -> None:
+        snapshot = await bus.rebuild(topics=[topics.leader], decode=bytes)
+        fence.learn(record.offset + 1 for record in snapshot.records)
+        shell.log.info(
+            "leader log read", epochs=len(fence.known), newest=max(fence.known, default=0)
+        )
+
     async def handle(batch: Sequence[Record[Decision]]) -> None:
         with latency.time():
             decisions: list[Envelope] = [record.value for record in batch]
+            if fence.unknown(decisions):
+                await read_leader_log()  # a new leader, or a forged epoch: the log decides
             results = await execute_all(executor, decisions, settings.concurrency)
             if results:
                 await bus.produce_many(
@@ -62,6 +74,8 @@ async def run_binder(
             outcomes.labels(type(result).__name__).inc()
 
     await bus.create_topics([*topics.decisions(), topics.results])
+    await bus.create_topics([topics.leader], partitions=1)
+    await read_leader_log()
     shell.readiness.mark_ready()
     await bus.consume(
         topics=topics.decisions(),

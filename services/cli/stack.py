@@ -173,7 +173,7 @@ class Stack:
         topics = Topics(prefix=self.config.topic_prefix)
         async with KafkaBus(settings=settings) as bus:
             await bus.create_topics(topics.everything())
-            await bus.create_topics([topics.prefix + "scheduler.leader"], partitions=1)
+            await bus.create_topics([topics.leader], partitions=1)
 
     async def _start_kubesim(self, timeout: float) -> None:
         if self.kubeconfig.exists():

@@ -107,9 +107,22 @@ def _oldest_first(started_ns: int) -> type[_OldestFirst]:
     return type("OldestFirst", (_OldestFirst,), {"started_ns": started_ns})
 
 
-async def run_static_leadership(leadership: Leadership, stopping: asyncio.Event) -> None:
-    """Always the leader, epoch 1 (single replica with an in-memory bus; tests, replay)."""
-    leadership.set(1)
+async def run_static_leadership(
+    leadership: Leadership,
+    stopping: asyncio.Event,
+    *,
+    bus: Bus | None = None,
+    topic: str = "",
+    identity: str = "",
+) -> None:
+    """Always the leader (one replica). With a bus, the epoch is a record appended to the leader
+    log as an election would, so the binder can verify it; without one (tests), epoch 1."""
+    if bus is None:
+        leadership.set(1)
+    else:
+        await bus.create_topics([topic], partitions=1)
+        position = await bus.produce(topic, identity.encode(), key=b"leader")
+        leadership.set(position.offset + 1)
     await stopping.wait()
 
 

@@ -60,6 +60,14 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     assume_ttl: Annotated[
         float, Meta(gt=0, description="forget an unconfirmed bind/evict decision after (s)")
     ] = 60.0
+    status_resend: Annotated[
+        float,
+        Meta(
+            gt=0,
+            description="publish a PodGroup status again if the log still shows another one "
+            "this long after (s)",
+        ),
+    ] = 10.0
     scheduler_names: Annotated[
         tuple[str, ...], Meta(description="spec.schedulerName values this scheduler handles")
     ] = SHOAL_SCHEDULER_NAMES
@@ -100,7 +108,9 @@ class Scheduler:
         self.bus = bus
         self.settings = settings
         self.topics = shell.topics
-        self.state = SchedulerState(assume_ttl=settings.assume_ttl)
+        self.state = SchedulerState(
+            assume_ttl=settings.assume_ttl, status_resend=settings.status_resend
+        )
         self.scheduling = Scheduling()
         self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
         self.changed = asyncio.Event()
@@ -246,12 +256,18 @@ class Scheduler:
     async def run(self, stopping: asyncio.Event) -> None:
         followers = await self.start(stopping)
         if self.settings.standalone:
-            leader = run_static_leadership(self.leadership, stopping)
+            leader = run_static_leadership(
+                self.leadership,
+                stopping,
+                bus=self.bus,
+                topic=self.topics.leader,
+                identity=self.identity,
+            )
         else:
             leader = run_group_leadership(
                 bus=self.bus,
                 kafka=self.shell.kafka,
-                topic=self.topics.prefix + "scheduler.leader",
+                topic=self.topics.leader,
                 group=self.settings.leader_group,
                 identity=self.identity,
                 leadership=self.leadership,

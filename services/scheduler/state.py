@@ -4,7 +4,9 @@ No I/O: records in, views and decision envelopes out — so the service, ``shoal
 tests drive the same code. A pod the scheduler decided to bind is *assumed* on its node until
 the pod's binding is observed on the state topic (confirmed), the binder reports a failure
 (freed, retried next cycle) or the assumption expires. Pods decided for eviction are not decided
-again while the eviction is in flight. PodGroup status is published only when it changes.
+again while the eviction is in flight. PodGroup status is published when it changes, and again
+when the state log still shows another status ``status_resend`` seconds after it was published
+(the decision was lost or refused, e.g. dropped by a fenced binder): the log is the judge.
 """
 
 from __future__ import annotations
@@ -51,13 +53,15 @@ def _key(pod: Pod) -> str:
 
 
 class SchedulerState:
-    def __init__(self, *, assume_ttl: float = 60.0) -> None:
+    def __init__(self, *, assume_ttl: float = 60.0, status_resend: float = 10.0) -> None:
         self.cache = ObjectCache()
         self.assumed: dict[str, Assumption] = {}
         self.evicting: dict[str, float] = {}
-        self.published: dict[str, bytes] = {}
+        # PodGroup key → (status digest, when it was published or last seen applied)
+        self.published: dict[str, tuple[bytes, float]] = {}
         self.positions: dict[str, int] = {}
         self.assume_ttl = assume_ttl
+        self.status_resend = status_resend
 
     # --- inputs ------------------------------------------------------------------------------
 
@@ -166,10 +170,13 @@ class SchedulerState:
         for key, update in sorted(result.pod_groups.items()):
             status = {"phase": update.phase, "conditions": msgspec.to_builtins(update.conditions)}
             digest = msgspec.json.encode(_comparable(status))
-            if self.published.get(key) == digest or self._observed_equal(key, status):
-                self.published[key] = digest
+            if self._observed_equal(key, status):
+                self.published[key] = (digest, now)
                 continue
-            self.published[key] = digest
+            last = self.published.get(key)
+            if last is not None and last[0] == digest and now - last[1] < self.status_resend:
+                continue  # sent; the binder and the watcher need a moment to show it applied
+            self.published[key] = (digest, now)
             out.append(
                 PodGroupStatusDecided(
                     key=key,

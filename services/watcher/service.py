@@ -6,25 +6,37 @@ within the inactivity timeout) is dropped and re-watched from the last resourceV
 means "go re-list", not an error; other failures back off and retry. Records go through one
 publisher per resource that batches whatever queued up, so a burst of watch events costs one
 produce round trip, and per-key order is kept. Several watchers may run: consumers dedupe.
+No object can crash the watcher: one too large for a Kafka record is skipped with a log line, a
+metric and a Warning Event (``SkipNotice``), and a watch line the client cannot read (over
+aiohttp's line limit, or not JSON) makes it re-list, as a 410 does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
-from typing import Annotated
+import time
+from typing import Annotated, Any
 
 import msgspec
+import structlog
 from msgspec import Meta
 from prometheus_client import Counter, Gauge
 
 from services.watcher.mirror import ResourceMirror
-from shared.bus import Bus, Outgoing
-from shared.events import Envelope, encode
+from services.watcher.publishing import Publisher
+from shared.bus import Bus
+from shared.events import Envelope, ObjectEvent
 from shared.kube import ApiError, KubeClient, ResourceType, WatchExpired, resource_for
 from shared.kube.errors import CALL_ERRORS
+from shared.kube.events import event_manifest
+from shared.kube.resources import EVENT
 from shared.service import ServiceShell
 from shared.topics import Topics
+
+TOO_LARGE_REASON = "ObjectTooLarge"
+_log = structlog.get_logger()
 
 DEFAULT_KINDS = (
     "v1/Pod",
@@ -87,31 +99,12 @@ class Metrics:
         self.objects = Gauge(
             "shoal_watcher_objects", "objects known per kind", ["kind"], registry=shell.registry
         )
-
-
-class Publisher:
-    """Batches state events of one resource onto its topic, in order."""
-
-    def __init__(self, bus: Bus, topic: str) -> None:
-        self._bus = bus
-        self._topic = topic
-        self._queue: asyncio.Queue[Envelope] = asyncio.Queue()
-
-    def put(self, event: Envelope) -> None:
-        self._queue.put_nowait(event)
-
-    async def run(self) -> None:
-        while True:
-            batch = [await self._queue.get()]
-            while not self._queue.empty() and len(batch) < 1000:
-                batch.append(self._queue.get_nowait())
-            records = [Outgoing(value=encode(e), key=e.key.encode()) for e in batch]
-            await self._bus.produce_many(self._topic, records)
-            for _ in batch:
-                self._queue.task_done()
-
-    async def flushed(self) -> None:
-        await self._queue.join()
+        self.skipped = Counter(
+            "shoal_watcher_objects_skipped",
+            "objects not published (too large for a Kafka record)",
+            ["kind"],
+            registry=shell.registry,
+        )
 
 
 class ResourceWatch:
@@ -172,6 +165,14 @@ class ResourceWatch:
             except WatchExpired:
                 self.metrics.errors.labels(self.rt.kind, "Expired").inc()
                 need_list = True
+            except ValueError as exc:
+                # A watch line over the client's limit (aiohttp: "Chunk too big") or one that does
+                # not parse: the stream is unusable, the LIST (no line limit) is not.
+                self.metrics.errors.labels(self.rt.kind, "UnreadableWatchEvent").inc()
+                _log.warning(
+                    "watch event unreadable; re-listing", kind=self.rt.kind, error=repr(exc)
+                )
+                need_list = True
             except CALL_ERRORS as exc:
                 if isinstance(exc, ApiError) and too_large_resource_version(exc):
                     # The server is behind our version (it restarted and lost its state, or a
@@ -183,6 +184,61 @@ class ResourceWatch:
                 self.metrics.errors.labels(self.rt.kind, reason).inc()
                 await asyncio.sleep(backoff * (0.5 + random.random()))
                 backoff = min(backoff * 2, self.settings.retry_backoff_max)
+
+
+class _Head(msgspec.Struct):
+    apiVersion: str = ""
+    kind: str = ""
+    metadata: dict[str, Any] = {}
+
+
+class SkipNotice:
+    """What the watcher does with an object too large to publish: a log line, a metric and a
+    Warning Event on the object (in the background; an Event is best effort)."""
+
+    def __init__(self, *, kube: KubeClient, metrics: Metrics, limit: int, producer: str) -> None:
+        self._kube = kube
+        self._metrics = metrics
+        self._limit = limit
+        self._producer = producer
+        self._posting: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, event: Envelope, size: int) -> None:
+        kind = getattr(event, "kind", "")
+        self._metrics.skipped.labels(kind).inc()
+        _log.error(
+            "object too large to publish; skipped",
+            kind=kind,
+            key=event.key,
+            size=size,
+            limit=self._limit,
+        )
+        if isinstance(event, ObjectEvent):
+            task = asyncio.create_task(self._post(event, size))
+            self._posting.add(task)
+            task.add_done_callback(self._posting.discard)
+
+    async def _post(self, event: ObjectEvent, size: int) -> None:
+        head = msgspec.json.decode(event.object, type=_Head)
+        meta = head.metadata
+        involved = {
+            "apiVersion": head.apiVersion,
+            "kind": head.kind,
+            "name": str(meta.get("name", "")),
+            "namespace": str(meta.get("namespace") or "default"),
+            "uid": str(meta.get("uid", "")),
+        }
+        manifest = event_manifest(
+            involved,
+            type_="Warning",
+            reason=TOO_LARGE_REASON,
+            message=f"Shoal did not publish this object: {size} bytes exceed the Kafka record "
+            f"limit of {self._limit} bytes, so Shoal's scheduler and controllers do not see it",
+            component=self._producer,
+            now=time.time(),
+        )
+        with contextlib.suppress(*CALL_ERRORS):
+            await self._kube.create(EVENT, manifest)
 
 
 def too_large_resource_version(exc: ApiError) -> bool:
@@ -205,9 +261,13 @@ async def run_watcher(
     await bus.create_topics(sorted({topics.state(rt.kind) for rt in resources}))
     publishers: dict[str, Publisher] = {}
     watches = []
+    limit = shell.kafka.max_request_size
+    notice = SkipNotice(kube=kube, metrics=metrics, limit=limit, producer="shoal-watcher")
     for rt in resources:
         topic = topics.state(rt.kind)
-        publisher = publishers.setdefault(topic, Publisher(bus, topic))
+        publisher = publishers.setdefault(
+            topic, Publisher(bus, topic, max_record_bytes=limit, on_too_large=notice)
+        )
         watches.append(
             ResourceWatch(
                 rt=rt,

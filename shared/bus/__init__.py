@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from shared.bus.delivery import (
     HEADER_ERROR,
+    HEADER_KEY,
     HEADER_OFFSET,
     HEADER_PARTITION,
+    HEADER_SIZE,
     HEADER_STAGE,
     HEADER_TOPIC,
 )
@@ -31,8 +33,10 @@ from shared.bus.records import (
 
 __all__ = [
     "HEADER_ERROR",
+    "HEADER_KEY",
     "HEADER_OFFSET",
     "HEADER_PARTITION",
+    "HEADER_SIZE",
     "HEADER_STAGE",
     "HEADER_TOPIC",
     "Bus",

@@ -22,7 +22,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import CommitFailedError, for_code
 from aiokafka.structs import OffsetAndMetadata
 
-from shared.bus.delivery import commit_offsets, dead_letter_headers, deliver, skip_record
+from shared.bus.delivery import Rejected, commit_offsets, deliver, reject, screen, send_dead_letter
 from shared.bus.protocol import DEFAULT_POLICY
 from shared.bus.records import (
     Decode,
@@ -156,6 +156,7 @@ class KafkaBus:
                         dead_letter=self._dead_letter,
                         policy=policy,
                         abort=lambda: stopping.is_set() or guard.revoking,
+                        max_bytes=self._settings.max_request_size,
                     )
                     await _settle(consumer, batch, done=done)
         finally:
@@ -175,10 +176,11 @@ class KafkaBus:
         for record in raw:
             if record.value is None:
                 continue
-            try:
-                records.append(with_value(record, decode(record.value)))
-            except Exception as exc:  # a poison record must not stop a rebuild
-                await skip_record(record, "decode", repr(exc))
+            value = screen(record, decode, self._settings.max_request_size)
+            if isinstance(value, Rejected):  # a poison record must not stop a rebuild
+                await reject(record, value, self._dead_letter)
+                continue
+            records.append(with_value(record, value))
         return Snapshot(records=records, positions=positions)
 
     async def follow(
@@ -208,6 +210,7 @@ class KafkaBus:
                     dead_letter=self._dead_letter,
                     policy=policy,
                     abort=stopping.is_set,
+                    max_bytes=self._settings.max_request_size,
                 ):
                     return
         finally:
@@ -231,7 +234,7 @@ class KafkaBus:
             session_timeout_ms=s.session_timeout_ms,
             heartbeat_interval_ms=s.heartbeat_interval_ms,
             max_poll_interval_ms=s.max_poll_interval_ms,
-            max_partition_fetch_bytes=s.max_request_size,
+            **fetch_limits(s),
         )
 
     async def _partitions(self, topics: Sequence[str]) -> list[KafkaTopicPartition]:
@@ -243,8 +246,12 @@ class KafkaBus:
         return tps
 
     async def _dead_letter(self, raw: RawRecord, stage: str, error: str) -> None:
-        headers = dead_letter_headers(raw, stage, error)
-        await self.produce(self.dead_letter_topic, raw.value, key=raw.key, headers=headers)
+        async def produce(copy: Outgoing) -> None:
+            await self.produce(
+                self.dead_letter_topic, copy.value, key=copy.key, headers=copy.headers
+            )
+
+        await send_dead_letter(produce, raw, stage, error)
 
 
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -312,6 +319,22 @@ async def _read_to_highwater(
                 if position >= targets[tp]:
                     consumer.pause(tp)
     return records, positions
+
+
+_BATCH_OVERHEAD = 64 * 1024
+_FETCH_MAX_BYTES = 50 * 1024 * 1024  # Kafka's default fetch.max.bytes
+
+
+def fetch_limits(settings: KafkaSettings) -> dict[str, int]:
+    """Fetch sizes consistent with the producer limit: any record a producer of ours may write
+    (``max_request_size`` plus its batch framing) fits one partition's fetch, and the whole
+    fetch holds at least that. A larger record from elsewhere still arrives (brokers return
+    the first batch whatever its size) and is dead-lettered by size."""
+    per_partition = settings.max_request_size + _BATCH_OVERHEAD
+    return {
+        "max_partition_fetch_bytes": per_partition,
+        "fetch_max_bytes": max(_FETCH_MAX_BYTES, per_partition),
+    }
 
 
 def _raw(record: Any) -> RawRecord:

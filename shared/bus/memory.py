@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from aiokafka.partitioner import murmur2
 
-from shared.bus.delivery import commit_offsets, dead_letter_headers, deliver, skip_record
+from shared.bus.delivery import Rejected, commit_offsets, deliver, reject, screen, send_dead_letter
 from shared.bus.protocol import DEFAULT_POLICY
 from shared.bus.records import (
     Decode,
@@ -59,7 +59,8 @@ class _Member:
 
 
 class MemoryBus:
-    """See the module docstring. `clock` gives record timestamps (seconds), for determinism."""
+    """See the module docstring. `clock` gives record timestamps (seconds), for determinism;
+    `max_record_bytes` is the record limit consumers enforce (None: no limit)."""
 
     def __init__(
         self,
@@ -67,7 +68,9 @@ class MemoryBus:
         partitions: int = 4,
         topic_prefix: str = "shoal.",
         clock: Callable[[], float] = time.time,
+        max_record_bytes: int | None = None,
     ) -> None:
+        self._max_record_bytes = max_record_bytes
         self._default_partitions = partitions
         self._prefix = topic_prefix
         self._clock = clock
@@ -129,6 +132,7 @@ class MemoryBus:
                             dead_letter=self._dead_letter,
                             policy=policy,
                             abort=stopping.is_set,
+                            max_bytes=self._max_record_bytes,
                         )
                         self._settle(group, member, batch, done=done)
                 if not batch:
@@ -145,10 +149,9 @@ class MemoryBus:
                 for raw in log:
                     if raw.value is None:
                         continue
-                    try:
-                        value = decode(raw.value)
-                    except Exception as exc:  # a poison record must not stop a rebuild
-                        await skip_record(raw, "decode", repr(exc))
+                    value = screen(raw, decode, self._max_record_bytes)
+                    if isinstance(value, Rejected):  # a poison record must not stop a rebuild
+                        await reject(raw, value, self._dead_letter)
                         continue
                     records.append(with_value(raw, value))
         return Snapshot(records=records, positions=positions)
@@ -175,6 +178,7 @@ class MemoryBus:
                 dead_letter=self._dead_letter,
                 policy=policy,
                 abort=stopping.is_set,
+                max_bytes=self._max_record_bytes,
             )
             if not done:
                 return
@@ -207,8 +211,12 @@ class MemoryBus:
         return Position(topic, partition, offset)
 
     async def _dead_letter(self, raw: RawRecord, stage: str, error: str) -> None:
-        headers = dead_letter_headers(raw, stage, error)
-        await self.produce(self.dead_letter_topic, raw.value, key=raw.key, headers=headers)
+        async def produce(copy: Outgoing) -> None:
+            await self.produce(
+                self.dead_letter_topic, copy.value, key=copy.key, headers=copy.headers
+            )
+
+        await send_dead_letter(produce, raw, stage, error)
 
     def _fetch(self, positions: dict[TopicPartition, int], limit: int) -> list[RawRecord]:
         batch: list[RawRecord] = []

@@ -63,7 +63,8 @@ class Bus(Protocol):
         ...
 
     async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
-        """Read every partition from the beginning up to its high watermark (no group)."""
+        """Read every partition from the beginning up to its high watermark (no group); a record
+        too large or undecodable is dead-lettered and left out."""
         ...
 
     async def follow(
@@ -77,7 +78,8 @@ class Bus(Protocol):
     ) -> None:
         """Keep reading live from `positions` (e.g. a rebuild's end), without a group or commits.
 
-        A live record that does not decode is dead-lettered (once: a later rebuild skips it)."""
+        A live record that is too large or does not decode is dead-lettered, as a rebuild does
+        (its copy is keyed by the source position, so a compacted dead-letter topic keeps one)."""
         ...
 
     async def close(self) -> None: ...

@@ -14,6 +14,7 @@ import pytest
 
 from shared.bus import (
     HEADER_ERROR,
+    HEADER_KEY,
     HEADER_OFFSET,
     HEADER_STAGE,
     HEADER_TOPIC,
@@ -203,8 +204,9 @@ async def test_poison_record_goes_to_dead_letter_and_the_next_one_is_handled(
     assert [r.value.seq for r in good.seen] == [0]
     [record] = dead.records
     headers = dict(record.headers)
-    assert (record.key, record.value) == (b"bad", b'{"key": 1}')
-    assert headers["trace"] == b"t1"
+    # Keyed by the source position (one copy per record under compaction), the key in a header.
+    assert (record.key, record.value) == (f"{topic}/0/0".encode(), b'{"key": 1}')
+    assert headers["trace"] == b"t1" and headers[HEADER_KEY] == b"bad"
     assert (headers[HEADER_TOPIC], headers[HEADER_OFFSET], headers[HEADER_STAGE]) == (
         topic.encode(),
         b"0",

@@ -108,11 +108,15 @@ async def test_binder_binds_idempotently_and_fences_stale_epochs(
     )
     t = shell.topics
     await bus.create_topics([*t.decisions(), t.results])
+    await bus.create_topics([t.leader], partitions=1)
+    for election in ("first", "second"):  # two leadership records: epochs 1 and 2
+        await bus.produce(t.leader, election.encode(), key=b"leader")
     decisions = [
         PodBindDecided(key="default/p1", pod_uid=uid, node="node-0", epoch=2),
         PodBindDecided(key="default/p1", pod_uid=uid, node="node-0", epoch=2),  # duplicate
         PodBindDecided(key="default/p1", pod_uid=uid, node="node-1", epoch=2),  # conflicting
         PodBindDecided(key="default/p1", pod_uid=uid, node="node-1", epoch=1),  # stale leader
+        PodBindDecided(key="default/p1", pod_uid=uid, node="node-1", epoch=10**12),  # forged
     ]
     for decision in decisions:
         await bus.produce(t.binds, encode(decision), key=decision.key.encode())
@@ -121,12 +125,19 @@ async def test_binder_binds_idempotently_and_fences_stale_epochs(
         snap = await bus.rebuild(topics=[t.results], decode=result_decoder.decode)
         return [r.value for r in snap.records]
 
-    async def four() -> bool:
-        return len(await results()) >= 4
+    async def five() -> bool:
+        return len(await results()) >= 5
 
-    await wait_for(four, timeout=30)
+    await wait_for(five, timeout=30)
     outcome = await results()
-    assert [type(r) for r in outcome] == [PodBound, PodBound, PodBindFailed, DecisionDropped]
+    assert [type(r) for r in outcome] == [
+        PodBound,
+        PodBound,
+        PodBindFailed,
+        DecisionDropped,
+        DecisionDropped,
+    ]
+    assert [r.reason for r in outcome[3:]] == ["StaleEpoch", "UnknownEpoch"]
     failed = outcome[2]
     assert isinstance(failed, PodBindFailed)
     assert failed.reason == "AlreadyBound" and failed.bound_to == "node-0"

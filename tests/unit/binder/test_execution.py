@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from services.binder.executor import Executor, execute_all
+from services.binder.fencing import EpochFence
 from shared.bus import RetryLater
 from shared.events import (
     DecisionDropped,
@@ -54,7 +55,9 @@ def bind(pod: str, node: str, epoch: int = 1) -> PodBindDecided:
 
 
 async def run(kube: FakeKube, decisions: list[Any], attempts: int = 5) -> list[Any]:
-    executor = Executor(kube, producer="test", post_events=False)  # type: ignore[arg-type]
+    fence = EpochFence(producer="test")
+    fence.learn(range(1, 6))  # the leader log holds epochs 1..5
+    executor = Executor(kube, producer="test", fence=fence, post_events=False)  # type: ignore[arg-type]
     return await execute_all(executor, decisions, concurrency=8, attempts=attempts)
 
 

@@ -344,6 +344,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("bus.volcano.sh", "commands", READ),
         ("kubeflow.org", "pytorchjobs", READ),
         ("kueue.x-k8s.io", "resourceflavors clusterqueues localqueues workloads", READ),
+        EVENTS,
     ),
     "jobcontroller": _rules(
         ("core", "pods services configmaps", "create delete patch"),
