@@ -38,6 +38,7 @@ from shared.events import (
     KueueStatusDecided,
     PodBindDecided,
     PodEvictDecided,
+    PodUnschedulableDecided,
     Result,
     StateEvent,
     encode,
@@ -223,8 +224,8 @@ class Scheduler:
     async def publish(self, envelopes: list[Envelope]) -> None:
         by_topic: dict[str, list[Outgoing]] = {}
         for e in envelopes:
-            if isinstance(e, PodBindDecided):
-                topic = self.topics.binds
+            if isinstance(e, PodBindDecided | PodUnschedulableDecided):
+                topic = self.topics.binds  # keyed by pod: in order with the pod's bind
             elif isinstance(e, PodEvictDecided):
                 topic = self.topics.evictions
             elif isinstance(e, KueueStatusDecided):

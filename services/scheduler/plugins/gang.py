@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 from services.scheduler.api import JobInfo, TaskInfo
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
-from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, unschedulable_message
+from services.scheduler.framework.closing import (
+    SCHEDULED,
+    UNSCHEDULABLE,
+    finished,
+    unschedulable_message,
+)
 from services.scheduler.framework.extension import PERMIT, Verdict
 from services.scheduler.plugins.base import Arguments, BasePlugin
 
@@ -116,6 +121,8 @@ class GangPlugin(BasePlugin):
 
     def on_session_close(self, ssn: Session) -> None:
         for job in ssn.jobs.values():
+            if finished(job):
+                continue
             if _ready(job):
                 ssn.set_condition(
                     job,
