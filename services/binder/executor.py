@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from typing import Any
 
@@ -41,7 +40,8 @@ from shared.kube import ApiError, KubeClient
 from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
 from shared.kube.events import event_manifest
 from shared.kube.keys import split_key
-from shared.kube.resources import EVENT, POD, PODGROUP
+from shared.kube.recording import EventRecorder
+from shared.kube.resources import POD, PODGROUP
 from shared.kube.timefmt import format_rfc3339
 
 COMPONENT = "shoal-binder"
@@ -60,6 +60,7 @@ class Executor:
         post_events: bool = True,
     ) -> None:
         self._kube = kube
+        self._events = EventRecorder(kube)
         self._producer = producer
         self._post_events = post_events
         self.fence = fence
@@ -247,9 +248,8 @@ class Executor:
             component=COMPONENT,
             now=time.time(),
         )
-        # Events are best effort, never a reason to redo a bind.
-        with contextlib.suppress(*CALL_ERRORS):
-            await self._kube.create(EVENT, event)
+        # Events are best effort, never a reason to redo a bind; repeats patch one Event.
+        await self._events.record(event)
 
 
 async def _with_retries(executor: Executor, decision: Envelope, attempts: int) -> Envelope | None:

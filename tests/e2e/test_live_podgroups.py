@@ -7,6 +7,10 @@ scheduled and completed tasks (a job whose pods all ended, failed or not, is ``C
 ``running``/``succeeded``/``failed`` counters, and for each pending pod a ``PodScheduled=False``
 condition (reason ``Unschedulable``) with a ``FailedScheduling`` Event. Events about a PodGroup
 name it by uid, so ``kubectl describe podgroup`` finds them.
+
+Also defect 13: a Warning posted again and again is one Event whose ``count`` grows, as
+client-go's event recorder aggregates it (here the scheduler re-sends the PodGroup status each
+time something else overwrote it).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from services.cli.stack import StackConfig
 from shared.kube import KubeClient
 from shared.kube.resources import EVENT
 from tests.e2e.e2e_cluster import BATCHJOB, POD, PODGROUP, VCJOB, container, eventually, vcjob
@@ -23,6 +28,17 @@ from tests.e2e.e2e_cluster import BATCHJOB, POD, PODGROUP, VCJOB, container, eve
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
 Json = dict[str, Any]
+STATUS_RESEND_S = 1.0
+
+
+@pytest.fixture(scope="module")
+def stack_config(tmp_path_factory: pytest.TempPathFactory) -> StackConfig:
+    return StackConfig(
+        workdir=tmp_path_factory.mktemp("stack"),
+        nodes=4,
+        node_cpu="8",
+        env={"SHOAL_SCHEDULER_STATUS_RESEND": str(STATUS_RESEND_S)},
+    )
 
 
 async def _only_podgroup(kube: KubeClient, namespace: str) -> Json:
@@ -157,3 +173,26 @@ async def test_unschedulable_gang_explains_itself_on_pods_and_podgroup(
     on_group = [e for e in events if e["involvedObject"].get("uid") == uid]
     assert {e["reason"] for e in on_group} == {"Unschedulable"}, on_group
     assert all(e["type"] == "Warning" for e in on_group)
+
+
+async def test_repeated_warning_is_one_event_with_a_count(kube: KubeClient, namespace: str) -> None:
+    await kube.create(VCJOB, vcjob("stuck", namespace, replicas=2, cpu="9", duration=None))
+
+    async def unschedulable() -> bool:
+        groups, _ = await kube.list_all(PODGROUP, namespace=namespace)
+        return bool(groups) and bool(_unschedulable(groups[0]))
+
+    await eventually(unschedulable, timeout=60, what="the gang to be Unschedulable")
+    name = (await _only_podgroup(kube, namespace))["metadata"]["name"]
+    for _ in range(4):  # another writer drops the condition; the scheduler writes it back
+        cleared = {"status": {"conditions": None}}
+        await kube.patch(PODGROUP, name, cleared, namespace=namespace, subresource="status")
+        await eventually(unschedulable, timeout=30, what="the condition written back")
+    on_group = [
+        e
+        for e in await _events(kube, namespace)
+        if e["involvedObject"].get("name") == name and e["reason"] == "Unschedulable"
+    ]
+    assert len(on_group) == 1, [(e["metadata"]["name"], e.get("count")) for e in on_group]
+    assert on_group[0]["count"] >= 5, on_group[0]
+    assert on_group[0]["lastTimestamp"] >= on_group[0]["firstTimestamp"]
