@@ -105,12 +105,23 @@ class KueueStatusDecided(Envelope, tag="KueueStatusDecided"):
     cycle: int = 0
 
 
+class SchedulerConfRejected(Envelope, tag="SchedulerConfRejected"):
+    """The scheduler refused the ``volcano-scheduler.conf`` of a ConfigMap (keyed by it) and
+    runs the previous conf: the binder posts a Warning Event on the ConfigMap."""
+
+    message: str
+    uid: str = ""
+    resource_version: str = ""
+    cycle: int = 0
+
+
 Decision = (
     PodBindDecided
     | PodEvictDecided
     | PodGroupStatusDecided
     | PodUnschedulableDecided
     | KueueStatusDecided
+    | SchedulerConfRejected
 )
 
 # --- results topic (binder → scheduler) ----------------------------------------------------

@@ -48,6 +48,8 @@ class SessionResult(msgspec.Struct, kw_only=True):
     skipped: dict[str, str] = {}
     # The text of the conf the session ran (None: Volcano's default), for the cycle record.
     conf_text: str | None = None
+    # Why the conf in the snapshot was refused ("": it was not); the session ran ``conf_text``.
+    conf_error: str = ""
 
     def phases(self) -> dict[str, str]:
         return {key: update.phase for key, update in self.pod_groups.items()}

@@ -101,6 +101,16 @@ class Metrics:
         )
         self.assumed = Gauge("shoal_scheduler_assumed_pods", "unconfirmed binds", registry=r)
         self.epoch = Gauge("shoal_scheduler_epoch", "leadership epoch (0: standby)", registry=r)
+        self.conf_rejected = Gauge(
+            "shoal_scheduler_conf_rejected",
+            "1 while the volcano-scheduler.conf shown is refused (the previous conf runs)",
+            registry=r,
+        )
+        self.conf_warnings = Gauge(
+            "shoal_scheduler_conf_warnings",
+            "keys of the running conf that were ignored",
+            registry=r,
+        )
 
 
 class Scheduler:
@@ -199,6 +209,8 @@ class Scheduler:
         self.metrics.cycles.inc()
         self.metrics.session.observe(session_s)
         self.metrics.assumed.set(len(self.state.assumed))
+        self.metrics.conf_rejected.set(1 if result.conf_error else 0)
+        self.metrics.conf_warnings.set(len(self.scheduling.warnings))
         if self.settings.record_cycles:
             record = CycleRecorded(
                 key="cycle",

@@ -32,6 +32,7 @@ from shared.events import (
     PodEvictFailed,
     PodGroupStatusDecided,
     PodUnschedulableDecided,
+    SchedulerConfRejected,
     StateEvent,
 )
 from shared.kube.keys import object_key
@@ -65,6 +66,8 @@ class SchedulerState:
         self.published: dict[str, tuple[bytes, float]] = {}
         # Pod key → (PodScheduled reason and message, when published), as ``published``.
         self.pod_conditions: dict[str, tuple[bytes, float]] = {}
+        # (ConfigMap uid, resourceVersion, error) last reported as a refused conf.
+        self.conf_rejected: tuple[str, str, str] | None = None
         self.positions: dict[str, int] = {}
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
@@ -122,10 +125,8 @@ class SchedulerState:
                 spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
                 pod = msgspec.structs.replace(pod, spec=spec)
             pods.append(pod)
-        conf_text = None
-        for cm in self.cache.objects(CONFIGMAP):
-            if isinstance(cm, ConfigMap) and cm.metadata.name == CONFIGMAP_NAME:
-                conf_text = cm.data.get(CONFIGMAP_KEY)
+        cm = self._conf_configmap()
+        conf_text = cm.data.get(CONFIGMAP_KEY) if cm is not None else None
         return Snapshot(
             nodes=list(self.cache.objects(NODE)),
             pods=pods,
@@ -202,7 +203,40 @@ class SchedulerState:
                 )
             )
         out += self._unschedulable(result, cycle=cycle, now=now, common=common)
+        out += self._conf_rejected(result, cycle=cycle, common=common)
         return out
+
+    def _conf_rejected(
+        self, result: SessionResult, *, cycle: int, common: dict[str, Any]
+    ) -> list[Envelope]:
+        """One ``SchedulerConfRejected`` per refused version of the ConfigMap."""
+        if not result.conf_error:
+            self.conf_rejected = None
+            return []
+        cm = self._conf_configmap()
+        if cm is None:
+            return []  # the conf came from a file: the log and the metric say it
+        meta = cm.metadata
+        seen = (meta.uid, meta.resourceVersion or "", result.conf_error)
+        if seen == self.conf_rejected:
+            return []
+        self.conf_rejected = seen
+        return [
+            SchedulerConfRejected(
+                key=object_key(meta.namespace, meta.name),
+                uid=meta.uid,
+                resource_version=meta.resourceVersion or "",
+                message=result.conf_error,
+                cycle=cycle,
+                **common,
+            )
+        ]
+
+    def _conf_configmap(self) -> ConfigMap | None:
+        for cm in self.cache.objects(CONFIGMAP):
+            if isinstance(cm, ConfigMap) and cm.metadata.name == CONFIGMAP_NAME:
+                return cm
+        return None
 
     def _unschedulable(
         self, result: SessionResult, *, cycle: int, now: float, common: dict[str, Any]

@@ -18,12 +18,22 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import aiohttp
 import pytest
 
-from services.cli.stack import StackConfig
+from services.cli.stack import Stack, StackConfig
 from shared.kube import KubeClient
 from shared.kube.resources import EVENT
-from tests.e2e.e2e_cluster import BATCHJOB, POD, PODGROUP, VCJOB, container, eventually, vcjob
+from tests.e2e.e2e_cluster import (
+    BATCHJOB,
+    CONFIGMAP,
+    POD,
+    PODGROUP,
+    VCJOB,
+    container,
+    eventually,
+    vcjob,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -196,3 +206,46 @@ async def test_repeated_warning_is_one_event_with_a_count(kube: KubeClient, name
     assert len(on_group) == 1, [(e["metadata"]["name"], e.get("count")) for e in on_group]
     assert on_group[0]["count"] >= 5, on_group[0]
     assert on_group[0]["lastTimestamp"] >= on_group[0]["firstTimestamp"]
+
+
+async def test_rejected_conf_is_a_warning_on_its_configmap(
+    kube: KubeClient, stack: Stack, namespace: str
+) -> None:
+    # issue 15 defect 15: a conf the scheduler refuses was visible only in its log.
+    conf = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: no-such\n'
+    configmap = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "volcano-scheduler-configmap", "namespace": namespace},
+        "data": {"volcano-scheduler.conf": conf},
+    }
+    created = await kube.create(CONFIGMAP, configmap)
+    try:
+        warning: Json = {}
+
+        async def warned() -> bool:
+            nonlocal warning
+            for e in await _events(kube, namespace):
+                if e["involvedObject"].get("uid") == created["metadata"]["uid"]:
+                    warning = e
+                    return True
+            return False
+
+        await eventually(warned, timeout=30, what="a Warning Event on the ConfigMap")
+        assert (warning["type"], warning["reason"]) == ("Warning", "InvalidSchedulerConf")
+        assert "no-such" in warning["message"], warning["message"]
+        port = stack.services["scheduler"].health_port
+        url = f"http://127.0.0.1:{port}/metrics"
+        async with aiohttp.ClientSession() as http, http.get(url) as response:
+            metrics = await response.text()
+        assert "shoal_scheduler_conf_rejected 1.0" in metrics
+        # The previous conf still schedules.
+        await kube.create(VCJOB, vcjob("still", namespace, replicas=1, duration=None))
+
+        async def bound() -> bool:
+            pods, _ = await kube.list_all(POD, namespace=namespace)
+            return bool(pods) and bool(pods[0]["spec"].get("nodeName"))
+
+        await eventually(bound, timeout=30, what="a pod bound under the previous conf")
+    finally:
+        await kube.delete(CONFIGMAP, "volcano-scheduler-configmap", namespace)
