@@ -22,7 +22,6 @@ from tests.unit.scheduler.conformance.upstream import (
     build_pod_group_with_min_resources,
     build_queue,
     build_queue_with_priority_and_resources_quantity,
-    build_queue_with_resources_quantity,
     build_queue_with_state,
     build_resource_list,
     check,
