@@ -85,6 +85,10 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
     http_port: Annotated[
         int, Meta(ge=0, le=65535, description="port of /metrics /healthz /readyz (0: any)")
     ] = 8080
+    http_host: Annotated[
+        str,
+        Meta(description="address /metrics /healthz /readyz bind; 0.0.0.0 where probes need it"),
+    ] = "127.0.0.1"
     log_level: Annotated[
         Literal["debug", "info", "warning", "error"], Meta(description="lowest level logged")
     ] = "info"
@@ -95,6 +99,15 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
     shutdown_grace: Annotated[
         Duration, Meta(description="after SIGTERM, time to drain and commit before cancelling")
     ] = 20.0
+    broker_check_period: Annotated[
+        Duration, Meta(description="how often the log generation is read to notice a lost log")
+    ] = 2.0
+    resync_timeout: Annotated[
+        Duration,
+        Meta(
+            description="after a lost log, longest wait for the watcher's resync before rebuilding"
+        ),
+    ] = 60.0
 
 
 def env_name(cls: type[msgspec.Struct], field: str, *, prefix: str = ENV_PREFIX) -> str:

@@ -71,6 +71,11 @@ class Topics(msgspec.Struct, frozen=True, kw_only=True):
         return self.prefix + "scheduler.leader"
 
     @property
+    def generation(self) -> str:
+        """One partition; its first record names the log's generation (``bus.generation``)."""
+        return self.prefix + "bus.generation"
+
+    @property
     def deadletter(self) -> str:
         return self.prefix + "deadletter"
 

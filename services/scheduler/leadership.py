@@ -166,8 +166,13 @@ async def run_group_leadership(
         consumer.subscribe([topic], listener=_Listener(topic, on_change))
         while not stopping.is_set():
             await consumer.getmany(timeout_ms=200)  # keeps the membership alive
-            if elected.is_set() and not leadership.leading:
-                position = await bus.produce(topic, identity.encode(), key=b"leader")
+            if elected.is_set() and not leadership.leading and not stopping.is_set():
+                try:
+                    position = await bus.produce(topic, identity.encode(), key=b"leader")
+                except Exception as exc:  # a broker that is restarting: try again next poll
+                    _log.warning("cannot write the leadership record yet", error=repr(exc))
+                    await asyncio.sleep(1.0)
+                    continue
                 if elected.is_set():  # not revoked while the record was being written
                     leadership.set(position.offset + 1)
                     _log.info("elected leader", epoch=leadership.epoch, identity=identity)
