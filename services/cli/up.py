@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from services.cli.failures import check_kubeconfig
 from services.cli.progress import JobProgress, progress
 from services.cli.stack import Stack, StackConfig
 from services.cli.submit import apply, load_documents, manifest_files
@@ -179,6 +180,8 @@ class _Report:
 
 async def up(args: argparse.Namespace) -> int:
     _check_node_shape(args)
+    if args.kubeconfig is not None:
+        check_kubeconfig(str(args.kubeconfig))
     config = StackConfig(
         workdir=args.workdir,
         bootstrap=args.bootstrap,

@@ -69,7 +69,11 @@ class KafkaBus:
             max_request_size=s.max_request_size,
             enable_idempotence=False,
         )
-        await producer.start()
+        try:
+            await producer.start()
+        except BaseException:
+            await producer.stop()  # an unreachable broker must not leave an unclosed client
+            raise
         self._producer = producer
 
     async def close(self) -> None:
