@@ -77,6 +77,28 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
     topic_prefix: Annotated[
         str, Meta(description="prefix of every Shoal topic, e.g. the dead-letter topic")
     ] = "shoal."
+    security_protocol: Annotated[
+        Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"],
+        Meta(description="how clients talk to the brokers: TLS (SSL), SASL, or both"),
+    ] = "PLAINTEXT"
+    sasl_mechanism: Annotated[
+        Literal["", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"],
+        Meta(description="SASL mechanism (needed with SASL_PLAINTEXT and SASL_SSL)"),
+    ] = ""
+    sasl_username: Annotated[str, Meta(description="SASL user (a Strimzi KafkaUser name)")] = ""
+    sasl_password: Annotated[
+        str, Meta(description="SASL password; set it from a Secret, never in a ConfigMap")
+    ] = ""
+    ssl_cafile: Annotated[
+        str, Meta(description="CA bundle that signed the brokers' certificates; empty: system CAs")
+    ] = ""
+    ssl_certfile: Annotated[
+        str, Meta(description="client certificate for mutual TLS (with ssl_keyfile); optional")
+    ] = ""
+    ssl_keyfile: Annotated[str, Meta(description="client key for mutual TLS; optional")] = ""
+    ssl_check_hostname: Annotated[
+        bool, Meta(description="verify that a broker's certificate names its host")
+    ] = True
 
 
 class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -149,9 +171,10 @@ def _parse(hint: Any, text: str) -> Any:
         return parse_duration(text)
     if typing.get_origin(base) is Literal:
         choices = typing.get_args(base)
-        if text.lower() not in choices:
-            raise ValueError(f"expected one of {', '.join(choices)}")
-        return text.lower()
+        for choice in choices:  # case-insensitive, answered in the choice's own spelling
+            if text.lower() == str(choice).lower():
+                return choice
+        raise ValueError(f"expected one of {', '.join(c for c in choices if c)}")
     if typing.get_origin(base) is tuple:
         return tuple(part.strip() for part in text.split(",") if part.strip())
     parser = _SCALARS.get(base)

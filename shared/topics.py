@@ -82,8 +82,19 @@ class Topics(msgspec.Struct, frozen=True, kw_only=True):
     def decisions(self) -> list[str]:
         return [self.binds, self.evictions, self.podgroup_status]
 
+    def single_partition(self) -> list[str]:
+        """Topics that must have exactly one partition (create them before the others)."""
+        return [self.leader, self.generation]
+
     def everything(self) -> list[str]:
-        return [*self.all_state(), *self.decisions(), self.results, self.cycles, self.deadletter]
+        return [
+            *self.all_state(),
+            *self.decisions(),
+            self.results,
+            self.cycles,
+            self.deadletter,
+            *self.single_partition(),
+        ]
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

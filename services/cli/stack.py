@@ -173,8 +173,8 @@ class Stack:
         settings = KafkaSettings(bootstrap=self.bootstrap, topic_prefix=self.config.topic_prefix)
         topics = Topics(prefix=self.config.topic_prefix)
         async with KafkaBus(settings=settings) as bus:
+            await bus.create_topics(topics.single_partition(), partitions=1)
             await bus.create_topics(topics.everything())
-            await bus.create_topics([topics.leader, topics.generation], partitions=1)
 
     async def _start_kubesim(self, timeout: float) -> None:
         if self.kubeconfig.exists():

@@ -28,6 +28,7 @@ from aiokafka.coordinator.protocol import (
 )
 
 from shared.bus import Bus
+from shared.bus.security import client_options
 from shared.config import KafkaSettings
 
 _log = structlog.get_logger()
@@ -158,6 +159,7 @@ async def run_group_leadership(
         session_timeout_ms=kafka.session_timeout_ms,
         heartbeat_interval_ms=kafka.heartbeat_interval_ms,
         fetch_max_wait_ms=kafka.fetch_max_wait_ms,
+        **client_options(kafka),
         # The oldest member leads: a standby joining must not take over from a live leader.
         partition_assignment_strategy=(_oldest_first(time.time_ns()),),
     )
