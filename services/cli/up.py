@@ -201,7 +201,7 @@ async def up(args: argparse.Namespace) -> int:
     supervising: asyncio.Task[None] | None = None
     print("starting Shoal: broker, kubesim, watcher, jobcontroller, scheduler, binder ...")
     try:
-        await _unless_stopped(stopping, stack.start())
+        await _unless_stopped(stopping, stack.start(timeout=120))
         if stopping.is_set():
             return 130
         print(f"  Kafka {stack.bootstrap}; kubeconfig {stack.kubeconfig}; logs {args.workdir}/logs")

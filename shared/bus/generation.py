@@ -84,16 +84,19 @@ class GenerationLog:
             generation, _ = await self.read()
         return generation
 
-    async def lost(self, generation: str, *, period: float) -> None:
-        """Return once the log's generation is no longer ``generation``."""
+    async def lost(self, generation: str, *, period: float, confirmations: int = 2) -> None:
+        """Return once the log's generation is no longer ``generation`` (seen ``confirmations``
+        times in a row, so one odd read never costs every service a rebuild)."""
+        seen = 0
         while True:
-            await asyncio.sleep(period)
+            await asyncio.sleep(period if seen == 0 else min(period, 0.5))
             try:
                 current, _ = await asyncio.wait_for(self.read(), _READ_TIMEOUT_S)
             except Exception as exc:  # unreachable is not lost: wait until we can tell
                 _log.debug("cannot read the log generation", error=repr(exc))
                 continue
-            if current != generation:
+            seen = seen + 1 if current != generation else 0
+            if seen >= confirmations:
                 _log.warning("the broker lost its log", generation=generation, now=current)
                 return
 

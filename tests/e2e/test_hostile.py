@@ -304,6 +304,7 @@ def process_state(pid: int) -> str | None:
     return line.split()[1]
 
 
+@pytest.mark.timeout(300)
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
 async def test_shoal_up_restarts_a_crashed_child_and_its_children_die_with_it(
     tmp_path: Path, sig: signal.Signals
@@ -321,7 +322,7 @@ async def test_shoal_up_restarts_a_crashed_child_and_its_children_die_with_it(
     try:
         output = b""
         while b"Shoal is running" not in output:
-            line = await asyncio.wait_for(up.stdout.readline(), 90)
+            line = await asyncio.wait_for(up.stdout.readline(), 150)
             assert line, f"shoal up ended: {output.decode()}"
             output += line
         children = child_pids(up.pid)
