@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 from aiohttp import web
 
+from services.kubesim.admission import Webhooks
 from services.kubesim.apierrors import ApiError
 from services.kubesim.config import SimConfig
 from services.kubesim.discovery import Discovery
@@ -99,6 +100,11 @@ class KubeSim:
         self.store.listeners.append(expiry)
         self._expiry = asyncio.create_task(self._expire_events(expiry), name="event ttl")
         self._seed()
+        if config.webhooks:
+            # After the seed: the default Queue is Volcano's install, not a user's create.
+            queues = self.registry.lookup("scheduling.volcano.sh", "v1beta1", "queues")
+            assert queues is not None
+            self.store.admission = Webhooks(lambda: self.store.items(queues))
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
         app = web.Application(client_max_size=256 * 1024 * 1024)
         app.router.add_route("*", "/_sim/faults", self._faults_endpoint)

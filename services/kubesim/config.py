@@ -56,6 +56,8 @@ class SimConfig:
     event_ttl: float = 3600.0
     # Create the Volcano ``default`` Queue (weight 1) at start, as a Volcano install does.
     default_queue: bool = True
+    # Run Volcano's and the training operator's validating webhooks (services/kubesim/admission).
+    webhooks: bool = True
     # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).
     kubeconfig_out: Path | None = None
 

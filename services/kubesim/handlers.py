@@ -43,6 +43,8 @@ _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 _JSON = "application/json"
 _OPENAPI_PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+# The API server's MaxRequestBodyBytes (k8s.io/apiserver server config): 3 MiB.
+MAX_REQUEST_BODY = 3 * 1024 * 1024
 # aiohttp reports a request without Content-Type as octet-stream; JSON is the API's default.
 _JSON_TYPES = frozenset({_JSON, "application/octet-stream"})
 _PATCH_TYPES = {
@@ -168,7 +170,11 @@ class ApiHandler:
     async def _body(request: web.Request, verb: str) -> Any:
         if not request.can_read_body:
             return None
+        if (request.content_length or 0) > MAX_REQUEST_BODY:
+            raise apierrors.too_large(MAX_REQUEST_BODY)
         raw = await request.read()
+        if len(raw) > MAX_REQUEST_BODY:
+            raise apierrors.too_large(MAX_REQUEST_BODY)
         if verb not in ("create", "update") or request.content_type in _JSON_TYPES:
             return _decode_body(raw)
         if request.content_type == protobuf.MEDIA_TYPE:
