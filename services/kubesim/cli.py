@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-default-queue", action="store_true", help="do not create the Volcano default Queue"
     )
     parser.add_argument(
+        "--data-dir", type=Path, help="keep the objects here across restarts (journal.jsonl)"
+    )
+    parser.add_argument(
         "--no-webhooks",
         action="store_true",
         help="do not run Volcano's and the training operator's validating webhooks",
@@ -107,6 +110,7 @@ def build_config(args: argparse.Namespace) -> Any:
         strict_namespaces=not args.allow_missing_namespaces,
         default_queue=not args.no_default_queue,
         webhooks=not args.no_webhooks,
+        data_dir=args.data_dir,
     )
     return dataclasses.replace(config, **fields)
 

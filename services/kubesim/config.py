@@ -60,6 +60,8 @@ class SimConfig:
     webhooks: bool = True
     # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).
     kubeconfig_out: Path | None = None
+    # Keep the objects here across restarts (services/kubesim/journal.py); None: in memory only.
+    data_dir: Path | None = None
 
 
 class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
