@@ -2,10 +2,11 @@
 
 CREATE/UPDATE: resource quantities (non-negative, integers where Kubernetes requires them,
 deserved within capability and at least guarantee), the state, the ``volcano.sh/hierarchy``
-annotations, the parent (itself, depth at most 5, existing, not holding pods) and the root
-queue's resources (``--enable-root-queue-protection``, on by default). Not ported: the
-hierarchical resource checks (capabilities against ancestors and descendants, sums of children's
-guarantee/deserved). DELETE: ``default`` and ``root`` stay, a queue with children stays.
+annotations, the parent (itself, depth at most ``--max-queue-depth`` 5, existing, not holding
+pods), the root queue's resources (``--enable-root-queue-protection``, on by default) and the
+hierarchical resources (``volcano_queue_hierarchy``). DELETE: ``default`` and ``root`` stay, a
+queue with children stays (and, with ``--enable-queue-allocated-pods-check``, off by default, a
+queue holding pods).
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ from typing import Any
 
 from services.kubesim.admission.queues import QueueLister
 from services.kubesim.admission.volcano_policies import go_list, go_quote
+from services.kubesim.admission.volcano_queue_hierarchy import (
+    needs_resource_validation,
+    validate_resources,
+)
 from services.kubesim.apierrors import aggregate
 from shared.errors import QuantityError
 from shared.quantities import parse_quantity
@@ -150,18 +155,14 @@ def _pods_allocated(queue: Obj) -> int:
     return _milli(((queue.get("status") or {}).get("allocated") or {}).get("pods", 0)) // 1000
 
 
-def validate_parent(queue: Obj, queues: QueueLister) -> str:
-    """``validateHierarchicalQueue`` (on create, or when the parent changes)."""
-    name, parent = queue["metadata"]["name"], (queue.get("spec") or {}).get("parent") or ""
-    if parent in ("", "root"):
-        return ""
-    if parent == name:
-        return f"queue {name} cannot use itself as parent"
-    depth, ancestor = 1, parent
+def validate_queue_depth(queue: Obj, queues: QueueLister, max_depth: int = MAX_QUEUE_DEPTH) -> str:
+    """``validateQueueDepth``."""
+    name = queue["metadata"]["name"]
+    depth, ancestor = 1, (queue.get("spec") or {}).get("parent") or ""
     while ancestor not in ("", "root"):
         depth += 1
-        if depth > MAX_QUEUE_DEPTH:
-            return f"queue {name} exceeds the maximum allowed depth of {MAX_QUEUE_DEPTH}"
+        if depth > max_depth:
+            return f"queue {name} exceeds the maximum allowed depth of {max_depth}"
         found = queues.get(ancestor)
         if found is None:
             return (
@@ -169,6 +170,18 @@ def validate_parent(queue: Obj, queues: QueueLister) -> str:
                 f'queue.scheduling.volcano.sh "{ancestor}" not found'
             )
         ancestor = (found.get("spec") or {}).get("parent") or ""
+    return ""
+
+
+def validate_parent(queue: Obj, queues: QueueLister) -> str:
+    """``validateHierarchicalQueue`` (on create, or when the parent changes)."""
+    name, parent = queue["metadata"]["name"], (queue.get("spec") or {}).get("parent") or ""
+    if parent in ("", "root"):
+        return ""
+    if parent == name:
+        return f"queue {name} cannot use itself as parent"
+    if message := validate_queue_depth(queue, queues):
+        return message
     parent_queue = queues.get(parent)
     assert parent_queue is not None  # the depth walk found it
     if not queues.children(parent) and (pods := _pods_allocated(parent_queue)):
@@ -179,12 +192,15 @@ def validate_parent(queue: Obj, queues: QueueLister) -> str:
     return ""
 
 
-def validate_delete(name: str, queues: QueueLister) -> str:
-    """``validateQueueDeleting`` (``--enable-queue-allocated-pods-check`` off, its default)."""
+def validate_delete(name: str, queues: QueueLister, *, allocated_pods_check: bool = False) -> str:
+    """``validateQueueDeleting``."""
     if name in ("default", "root"):
         return f"`{name}` queue can not be deleted"
-    if queues.get(name) is None:
+    queue = queues.get(name)
+    if queue is None:
         return f'queue.scheduling.volcano.sh "{name}" not found'
+    if allocated_pods_check and (pods := _pods_allocated(queue)):
+        return f"queue {name} cannot be deleted because it has allocated Pods: {pods}"
     children = [c["metadata"]["name"] for c in queues.children(name)]
     if children:
         return (
@@ -211,11 +227,20 @@ def _resource_fields(queue: Obj) -> tuple[Obj, Obj, Obj]:
     return spec.get("capability") or {}, spec.get("deserved") or {}, guarantee
 
 
-def admit_queue(operation: str, queue: Obj, old: Obj | None, queues: QueueLister) -> str:
+def admit_queue(
+    operation: str,
+    queue: Obj,
+    old: Obj | None,
+    queues: QueueLister,
+    *,
+    allocated_pods_check: bool = False,
+) -> str:
     """``AdmitQueues``: the refusal message (empty: admitted); ``queue`` is the object (for
-    DELETE, the one being deleted). Hierarchical resource sums are not checked."""
+    DELETE, the one being deleted)."""
     if operation == "DELETE":
-        return validate_delete(queue["metadata"]["name"], queues)
+        return validate_delete(
+            queue["metadata"]["name"], queues, allocated_pods_check=allocated_pods_check
+        )
     if operation not in ("CREATE", "UPDATE"):
         return (
             f"invalid operation `{operation}`, expect operation to be `CREATE`, `UPDATE` or "
@@ -227,6 +252,8 @@ def admit_queue(operation: str, queue: Obj, old: Obj | None, queues: QueueLister
     moved = old is None or (old.get("spec") or {}).get("parent") != parent
     if (operation == "CREATE" or moved) and (message := validate_parent(queue, queues)):
         return message
-    if operation == "UPDATE" and old is not None:
-        return validate_root_update(old, queue)
+    if operation == "UPDATE" and old is not None and (message := validate_root_update(old, queue)):
+        return message
+    if needs_resource_validation(queue, old, operation):
+        return validate_resources(queue, queues)
     return ""
