@@ -2,8 +2,9 @@
 
 ``validate_job_spec`` is ``validateJobSpec`` (without the pod template validation, which
 ``validation.validate_pod_spec`` covers in part) plus ``ValidateJob``'s Indexed hostname check;
-it runs on the object as sent, before defaulting, so the generated selector and labels are not
-checked. ``validate_job_update`` is ``ValidateJobSpecUpdate``'s immutable fields.
+it runs on the object as sent, before defaulting; the selector rules, which need the generated
+selector, are ``batch_selector``'s and run after defaulting. ``validate_job_update`` is
+``ValidateJobSpecUpdate``'s immutable fields.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from services.kubesim.fielderrors import (
     invalid,
     invalid_omitted,
     not_supported,
+    qualified_name_errors,
     required,
     too_long,
     too_many,
@@ -44,7 +46,6 @@ _NONNEGATIVE = ("parallelism", "completions", "activeDeadlineSeconds", "backoffL
                 "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes")  # fmt: skip
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _HTTP_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
-_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 
 def _nonnegative(spec: Obj, name: str) -> list[Cause]:
@@ -178,8 +179,8 @@ def _on_pod_conditions(patterns: list[Obj], path: str) -> list[Cause]:
         causes.append(too_many(path, len(patterns), MAX_ON_POD_CONDITIONS_PATTERNS))
     for j, pattern in enumerate(patterns):
         type_ = pattern.get("type") or ""
-        if not _QUALIFIED.match(type_.rsplit("/", 1)[-1]):
-            causes.append(invalid(f"{path}[{j}].type", type_, "must be a qualified name"))
+        for message in qualified_name_errors(type_):  # ValidateQualifiedName
+            causes.append(invalid(f"{path}[{j}].type", type_, message))
         status = pattern.get("status") or ""
         if not status:
             causes.append(
@@ -245,7 +246,9 @@ def parse_indexes(text: str, completions: int) -> tuple[int, str]:
             )
         bounds = []
         for limit in limits:
-            if not re.fullmatch(r"[+-]?\d+", limit):
+            # strconv.Atoi: an optionally signed decimal within int64.
+            digits = limit.lstrip("+-")
+            if not re.fullmatch(r"[+-]?\d+", limit) or len(digits) > 19 or int(digits) >= 2**63:
                 return 0, f'cannot convert string to integer for index: "{limit}"'
             if int(limit) >= completions:
                 return 0, f'too large index: "{limit}"'

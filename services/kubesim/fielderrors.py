@@ -8,6 +8,7 @@ API server's 422 message shows ``field: body``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -68,3 +69,47 @@ def too_many(field: str, actual: int, maximum: int) -> Cause:
 def immutable(field: str, value: Any) -> Cause:
     """``ValidateImmutableField``'s error (``FieldImmutableErrorMsg``)."""
     return invalid(field, value, "field is immutable")
+
+
+_LABEL_KEY = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    f"validation is '{_LABEL_KEY_FMT}')"
+)
+_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+)
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """apimachinery ``IsQualifiedName`` (= ``content.IsLabelKey``): an optional DNS subdomain
+    prefix and a name part."""
+    parts = value.split("/")
+    errors: list[str] = []
+    if len(parts) > 2:
+        return [
+            f"a valid label key {_LABEL_KEY_MSG} with an optional DNS subdomain prefix and '/' "
+            "(e.g. 'example.com/MyName')"
+        ]
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > 253:
+                errors.append("prefix part must be no more than 253 bytes")
+            if not _SUBDOMAIN.match(prefix):
+                errors.append(f"prefix part {_SUBDOMAIN_MSG}")
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 bytes")
+    if not _LABEL_KEY.match(name):
+        errors.append(f"name part {_LABEL_KEY_MSG}")
+    return errors

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from services.kubesim import apierrors
 from services.kubesim.defaulting import apply_defaults
 from services.kubesim.registry import Registry, ResourceType
-from services.kubesim.validation import validate, validate_update
+from services.kubesim.validation import validate, validate_defaulted, validate_update
 from services.kubesim.watch import Event, WatchHub
 from shared.kube.timefmt import format_rfc3339
 
@@ -206,6 +206,9 @@ class Store:
         for field in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
         apply_defaults(rtype.api_version, rtype.kind, body, uid=uid, has_status=rtype.has_status)
+        causes = validate_defaulted(rtype.api_version, rtype.kind, body)
+        if causes:
+            raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         if rtype.kind == "Service" and rtype.group == "":
             self._allocate_cluster_ip(body)
         if self.admission is not None:
@@ -249,6 +252,7 @@ class Store:
         else:
             new = self._merge_update(rtype, old, body)
             causes = validate(rtype.api_version, rtype.kind, new)
+            causes += validate_defaulted(rtype.api_version, rtype.kind, new)
             causes += validate_update(rtype.api_version, rtype.kind, new, old)
             if causes:
                 raise apierrors.invalid(rtype.kind, rtype.group, name, causes)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.kubesim import batch_validation
+from services.kubesim import batch_selector, batch_validation
 from services.kubesim.fielderrors import Cause, go_value, too_long
 from shared.errors import QuantityError
 from shared.quantities import parse_quantity
@@ -180,8 +180,7 @@ def _batch_job(obj: Obj) -> list[Cause]:
         value = spec.get(name)
         if value is not None and not isinstance(value, int):
             return [bad_value(f"spec.{name}", value, "must be an integer")]
-    pod = {k: v for k, v in (template.get("spec") or {}).items() if k != "restartPolicy"}
-    causes = validate_pod_spec(pod, "spec.template.spec")
+    causes = validate_pod_spec(template.get("spec"), "spec.template.spec")
     return causes + batch_validation.validate_job_spec(obj)
 
 
@@ -269,6 +268,13 @@ def _annotations(meta: Obj) -> list[Cause]:
     size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
     if size > TOTAL_ANNOTATION_SIZE_LIMIT:
         return [too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT)]
+    return []
+
+
+def validate_defaulted(api_version: str, kind: str, obj: Obj) -> list[Cause]:
+    """The rules that hold once defaults are applied (a batch/v1 Job's generated selector)."""
+    if (api_version, kind) == ("batch/v1", "Job"):
+        return batch_selector.validate_defaulted_job(obj)
     return []
 
 

@@ -9,7 +9,6 @@ actions; they are listed here in upstream's declaration order.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from services.kubesim.admission.queues import QueueLister
@@ -24,6 +23,7 @@ from services.kubesim.admission.volcano_topology import (
     validate_network_topology,
     validate_partition_policy,
 )
+from services.kubesim.fielderrors import qualified_name_errors
 
 Obj = dict[str, Any]
 WEBHOOK = "validatejob.volcano.sh"
@@ -32,27 +32,6 @@ JOB_PLUGINS = ("ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", 
 # pkg/controllers/job/plugins/distributed-framework/mpi: MPIPluginName, DefaultMaster.
 MPI_PLUGIN = "mpi"
 MPI_DEFAULT_MASTER = "master"
-_LABEL_KEY = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-    f"validation is '{_LABEL_KEY_FMT}')"
-)
-
-
-def qualified_name_errors(value: str) -> list[str]:
-    """apimachinery ``IsQualifiedName`` for a name without a prefix (pod and job names)."""
-    if "/" in value:
-        return [f"name part {_LABEL_KEY_MSG}"]
-    errors = []
-    if not value:
-        errors.append("name part must be non-empty")
-    elif len(value) > 63:
-        errors.append("name part must be no more than 63 bytes")
-    if not _LABEL_KEY.match(value):
-        errors.append(f"name part {_LABEL_KEY_MSG}")
-    return errors
 
 
 def _mpi_master(arguments: list[str]) -> str:

@@ -147,8 +147,12 @@ def _job(name: str, **spec: Any) -> Obj:
         (_job("indexed", completionMode="Indexed"),
          'Job.batch "indexed" is invalid: spec.completions: Required value: when completion '
          "mode is Indexed"),
+        (_job("manual", manualSelector=True, selector={"matchLabels": {"a": "b"}}),
+         'Job.batch "manual" is invalid: spec.template.metadata.labels: Invalid value: null: '
+         "`selector` does not match template `labels`"),
     ],
-    ids=["pod-failure-policy-needs-never", "per-index-needs-indexed", "indexed-needs-completions"],
+    ids=["pod-failure-policy-needs-never", "per-index-needs-indexed", "indexed-needs-completions",
+         "manual-selector-must-match-labels"],
 )  # fmt: skip
 async def test_batch_job_validation(sim: KubeSim, job: Obj, message: str) -> None:
     code, status = await call(sim, "POST", JOBS, job)
