@@ -50,6 +50,9 @@ class SessionResult(msgspec.Struct, kw_only=True):
     conf_text: str | None = None
     # Why the conf in the snapshot was refused ("": it was not); the session ran ``conf_text``.
     conf_error: str = ""
+    # Keys and plugin arguments of that conf Volcano would ignore, each naming the closest
+    # known one (``SchedulerConf.warnings``), so ``shoal explain`` can show them.
+    conf_warnings: list[str] = []
 
     def phases(self) -> dict[str, str]:
         return {key: update.phase for key, update in self.pod_groups.items()}

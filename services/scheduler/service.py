@@ -106,9 +106,9 @@ class Metrics:
             "1 while the volcano-scheduler.conf shown is refused (the previous conf runs)",
             registry=r,
         )
-        self.conf_warnings = Gauge(
+        self.conf_warnings = Counter(
             "shoal_scheduler_conf_warnings",
-            "keys of the running conf that were ignored",
+            "volcano-scheduler.conf keys and plugin arguments ignored, counted per conf loaded",
             registry=r,
         )
 
@@ -122,11 +122,13 @@ class Scheduler:
         self.state = SchedulerState(
             assume_ttl=settings.assume_ttl, status_resend=settings.status_resend
         )
-        self.scheduling = Scheduling()
+        self.metrics = Metrics(shell)
+        self.scheduling = Scheduling(
+            on_warnings=lambda warnings: self.metrics.conf_warnings.inc(len(warnings))
+        )
         self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
-        self.metrics = Metrics(shell)
         self.cycle = 0
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None
@@ -210,7 +212,6 @@ class Scheduler:
         self.metrics.session.observe(session_s)
         self.metrics.assumed.set(len(self.state.assumed))
         self.metrics.conf_rejected.set(1 if result.conf_error else 0)
-        self.metrics.conf_warnings.set(len(self.scheduling.warnings))
         if self.settings.record_cycles:
             record = CycleRecorded(
                 key="cycle",
