@@ -105,13 +105,13 @@ class KueueStatusDecided(Envelope, tag="KueueStatusDecided"):
     cycle: int = 0
 
 
-class SchedulerConfRejected(Envelope, tag="SchedulerConfRejected"):
-    """The scheduler refused the ``volcano-scheduler.conf`` of a ConfigMap (keyed by it) and
-    runs the previous conf: the binder posts a Warning Event on the ConfigMap."""
+class WarningDecided(Envelope, tag="WarningDecided"):
+    """Something the scheduler refused or left out (its conf, a Node): the binder posts a
+    Warning Event on ``involved`` (an ObjectReference)."""
 
+    involved: dict[str, str]
+    reason: str
     message: str
-    uid: str = ""
-    resource_version: str = ""
     cycle: int = 0
 
 
@@ -121,7 +121,7 @@ Decision = (
     | PodGroupStatusDecided
     | PodUnschedulableDecided
     | KueueStatusDecided
-    | SchedulerConfRejected
+    | WarningDecided
 )
 
 # --- results topic (binder → scheduler) ----------------------------------------------------

@@ -9,7 +9,7 @@
   Warning Event on the PodGroup so ``kubectl describe`` answers "why is my job pending".
 - Pod unschedulable: strategic-merge-patch the pod's ``PodScheduled=False`` condition and post
   a ``FailedScheduling`` Warning Event, as Volcano's ``taskUnschedulable``.
-- Scheduler conf rejected: a Warning Event on the ``volcano-scheduler-configmap``.
+- Warning: an Event on the object the scheduler refused or left out (its conf, a Node).
 - A decision whose epoch the ``EpochFence`` refuses (unknown to the leader log, or older than the
   newest accepted) is dropped, logged with its epoch and reported (``fencing``).
 """
@@ -36,7 +36,7 @@ from shared.events import (
     PodEvictFailed,
     PodGroupStatusDecided,
     PodUnschedulableDecided,
-    SchedulerConfRejected,
+    WarningDecided,
 )
 from shared.kube import ApiError, KubeClient
 from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
@@ -47,8 +47,6 @@ from shared.kube.resources import POD, PODGROUP
 from shared.kube.timefmt import format_rfc3339
 
 COMPONENT = "shoal-binder"
-# Shoal's reason (Volcano only logs "Scheduler config ... is invalid").
-CONF_REJECTED = "InvalidSchedulerConf"
 _log = structlog.get_logger()
 
 
@@ -93,8 +91,14 @@ class Executor:
             if isinstance(decision, PodUnschedulableDecided):
                 await self._pod_unschedulable(decision)
                 return None
-            if isinstance(decision, SchedulerConfRejected):
-                await self._conf_rejected(decision)
+            if isinstance(decision, WarningDecided):
+                if self._post_events:
+                    await self._event(
+                        involved=decision.involved,
+                        reason=decision.reason,
+                        type_="Warning",
+                        message=decision.message,
+                    )
                 return None
             if isinstance(decision, KueueStatusDecided):
                 await kueue.write_status(self._kube, decision, self._normal_event)
@@ -239,17 +243,6 @@ class Executor:
                 type_="Warning",
                 message=d.message,
             )
-
-    async def _conf_rejected(self, d: SchedulerConfRejected) -> None:
-        namespace, name = split_key(d.key)
-        involved = {"apiVersion": "v1", "kind": "ConfigMap", "namespace": namespace}
-        involved |= {"name": name, "uid": d.uid, "resourceVersion": d.resource_version}
-        await self._event(
-            involved=involved,
-            reason=CONF_REJECTED,
-            type_="Warning",
-            message=f"Scheduler config {name} is invalid, using the previous one: {d.message}",
-        )
 
     async def _normal_event(self, involved: dict[str, str], reason: str, message: str) -> None:
         if self._post_events:

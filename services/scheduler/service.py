@@ -31,7 +31,8 @@ from services.scheduler.leadership import (
     run_static_leadership,
 )
 from services.scheduler.state import SchedulerState
-from shared.bus import Bus, Outgoing, Record
+from shared.bus import Bus, Outgoing, RawRecord, Record
+from shared.bus.delivery import send_dead_letter
 from shared.events import (
     CycleRecorded,
     Envelope,
@@ -137,8 +138,36 @@ class Scheduler:
         return sorted({self.topics.state(kind) for kind in STATE_KINDS})
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
-        self.state.apply_state(records)
+        await self.dead_letter(self.state.apply_state(records))
         self.changed.set()
+
+    async def dead_letter(self, bad: Sequence[tuple[Record[StateEvent], str]]) -> None:
+        """Records whose object fits no model: to the dead-letter topic by the bus's own path
+        (stage ``handler``), live and in the rebuild alike."""
+
+        async def produce(copy: Outgoing) -> None:
+            await self.bus.produce(
+                self.bus.dead_letter_topic, copy.value, key=copy.key, headers=copy.headers
+            )
+
+        for record, error in bad:
+            self.shell.log.error(
+                "state record dead-lettered",
+                topic=record.topic,
+                partition=record.partition,
+                offset=record.offset,
+                error=error,
+            )
+            raw: RawRecord = Record(
+                topic=record.topic,
+                partition=record.partition,
+                offset=record.offset,
+                key=record.key,
+                value=encode(record.value),
+                timestamp_ms=record.timestamp_ms,
+                headers=record.headers,
+            )
+            await send_dead_letter(produce, raw, "handler", error)
 
     async def on_results(self, records: Sequence[Record[Result]]) -> None:
         self.state.apply_results(record.value for record in records)
@@ -150,7 +179,7 @@ class Scheduler:
         await self.bus.create_topics([*self.state_topics(), *t.decisions(), t.results, t.cycles])
         started = time.monotonic()
         snap = await self.bus.rebuild(topics=self.state_topics(), decode=state_decoder.decode)
-        self.state.apply_state(snap.records)
+        await self.dead_letter(self.state.apply_state(snap.records))
         results = await self.bus.rebuild(topics=[t.results], decode=result_decoder.decode)
         self.shell.log.info(
             "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)

@@ -17,9 +17,10 @@ from typing import Any
 
 import msgspec
 
-from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
+from services.scheduler.conf import CONFIGMAP_KEY
 from services.scheduler.result import SessionResult
 from services.scheduler.snapshot import Snapshot
+from services.scheduler.warnings import Warnings, conf_configmap
 from shared.bus.records import Record
 from shared.cache import ObjectCache
 from shared.events import (
@@ -32,11 +33,10 @@ from shared.events import (
     PodEvictFailed,
     PodGroupStatusDecided,
     PodUnschedulableDecided,
-    SchedulerConfRejected,
     StateEvent,
 )
 from shared.kube.keys import object_key
-from shared.models import ConfigMap, Pod, PodGroup
+from shared.models import Pod, PodGroup
 
 POD, NODE, PODGROUP = "v1/Pod", "v1/Node", "scheduling.volcano.sh/v1beta1/PodGroup"
 QUEUE, PRIORITY_CLASS = "scheduling.volcano.sh/v1beta1/Queue", "scheduling.k8s.io/v1/PriorityClass"
@@ -66,20 +66,30 @@ class SchedulerState:
         self.published: dict[str, tuple[bytes, float]] = {}
         # Pod key → (PodScheduled reason and message, when published), as ``published``.
         self.pod_conditions: dict[str, tuple[bytes, float]] = {}
-        # (ConfigMap uid, resourceVersion, error) last reported as a refused conf.
-        self.conf_rejected: tuple[str, str, str] | None = None
+        self.warnings = Warnings()
         self.positions: dict[str, int] = {}
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
 
     # --- inputs ------------------------------------------------------------------------------
 
-    def apply_state(self, records: Sequence[Record[StateEvent]]) -> None:
+    def apply_state(
+        self, records: Sequence[Record[StateEvent]]
+    ) -> list[tuple[Record[StateEvent], str]]:
+        """Apply records in order; returns those whose object does not fit its model (e.g. a
+        null name) with the error, for the dead-letter topic: never raises on one, so neither
+        live consumption nor the rebuild after a restart stops at a bad record."""
+        bad: list[tuple[Record[StateEvent], str]] = []
         for record in records:
-            obj = self.cache.apply(record.value)
             self.positions[f"{record.topic}/{record.partition}"] = record.offset + 1
+            try:
+                obj = self.cache.apply(record.value)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                bad.append((record, str(exc)))
+                continue
             if isinstance(obj, Pod):
                 self._observe_pod(obj, deleted=self.cache.get(POD, _key(obj)) is None)
+        return bad
 
     def _observe_pod(self, pod: Pod, *, deleted: bool) -> None:
         key = _key(pod)
@@ -125,7 +135,7 @@ class SchedulerState:
                 spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
                 pod = msgspec.structs.replace(pod, spec=spec)
             pods.append(pod)
-        cm = self._conf_configmap()
+        cm = conf_configmap(self.cache)
         conf_text = cm.data.get(CONFIGMAP_KEY) if cm is not None else None
         return Snapshot(
             nodes=list(self.cache.objects(NODE)),
@@ -203,40 +213,8 @@ class SchedulerState:
                 )
             )
         out += self._unschedulable(result, cycle=cycle, now=now, common=common)
-        out += self._conf_rejected(result, cycle=cycle, common=common)
+        out += self.warnings.decisions(result, self.cache, cycle=cycle, common=common)
         return out
-
-    def _conf_rejected(
-        self, result: SessionResult, *, cycle: int, common: dict[str, Any]
-    ) -> list[Envelope]:
-        """One ``SchedulerConfRejected`` per refused version of the ConfigMap."""
-        if not result.conf_error:
-            self.conf_rejected = None
-            return []
-        cm = self._conf_configmap()
-        if cm is None:
-            return []  # the conf came from a file: the log and the metric say it
-        meta = cm.metadata
-        seen = (meta.uid, meta.resourceVersion or "", result.conf_error)
-        if seen == self.conf_rejected:
-            return []
-        self.conf_rejected = seen
-        return [
-            SchedulerConfRejected(
-                key=object_key(meta.namespace, meta.name),
-                uid=meta.uid,
-                resource_version=meta.resourceVersion or "",
-                message=result.conf_error,
-                cycle=cycle,
-                **common,
-            )
-        ]
-
-    def _conf_configmap(self) -> ConfigMap | None:
-        for cm in self.cache.objects(CONFIGMAP):
-            if isinstance(cm, ConfigMap) and cm.metadata.name == CONFIGMAP_NAME:
-                return cm
-        return None
 
     def _unschedulable(
         self, result: SessionResult, *, cycle: int, now: float, common: dict[str, Any]

@@ -121,7 +121,10 @@ class GangPlugin(BasePlugin):
 
     def on_session_close(self, ssn: Session) -> None:
         for job in ssn.jobs.values():
-            if finished(job):
+            # Volcano's gang skips jobs without tasks: a PodGroup whose pods are not created
+            # yet has nothing to explain, unless another plugin held it back (why pending).
+            held_back = any(plugin != NAME for plugin in job.reasons)
+            if finished(job) or (not job.tasks and not held_back):
                 continue
             if _ready(job):
                 ssn.set_condition(

@@ -1,5 +1,5 @@
 """A conf the scheduler refuses at run time is reported once per version of its ConfigMap
-(``SchedulerConfRejected``, which the binder posts as a Warning Event), and sessions go on with
+(``WarningDecided``, which the binder posts as a Warning Event), and sessions go on with
 the previous conf."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from services.scheduler.cycle import Scheduling
 from services.scheduler.snapshot import Snapshot
 from services.scheduler.state import SchedulerState
 from shared.bus import Record
-from shared.events import ObjectAdded, SchedulerConfRejected, raw_object
+from shared.events import ObjectAdded, WarningDecided, raw_object
 from tests.unit.scheduler.builders import group, node, pod
 
 GOOD = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n'
@@ -52,9 +52,10 @@ def rejections(state: SchedulerState, scheduling: Scheduling, now: float) -> lis
     assert result.binds == {"default/g-0": "n1"}  # the previous (default) conf still runs
     envelopes = state.decisions(result, epoch=1, cycle=1, now=now, producer="test")
     return [
-        f"{e.key}@{e.resource_version}: {e.message}"
+        f"{e.involved['namespace']}/{e.involved['name']}@{e.involved['resourceVersion']}: "
+        f"{e.message}"
         for e in envelopes
-        if isinstance(e, SchedulerConfRejected)
+        if isinstance(e, WarningDecided)
     ]
 
 
