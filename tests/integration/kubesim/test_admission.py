@@ -144,7 +144,7 @@ def _job(name: str, **spec: Any) -> Obj:
         (_job("per-index", backoffLimitPerIndex=1),
          'Job.batch "per-index" is invalid: spec.backoffLimitPerIndex: Invalid value: 1: '
          "requires indexed completion mode"),
-        (_job("indexed", completionMode="Indexed"),
+        (_job("indexed", completionMode="Indexed", parallelism=2),
          'Job.batch "indexed" is invalid: spec.completions: Required value: when completion '
          "mode is Indexed"),
         (_job("manual", manualSelector=True, selector={"matchLabels": {"a": "b"}}),
