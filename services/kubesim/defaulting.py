@@ -81,6 +81,9 @@ def _batch_job(obj: Obj, uid: str) -> None:
     if spec.get("backoffLimit") is None:
         spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
     spec.setdefault("completionMode", "NonIndexed")
+    for rule in (spec.get("podFailurePolicy") or {}).get("rules") or []:
+        for pattern in rule.get("onPodConditions") or []:
+            pattern.setdefault("status", "True")  # SetDefaults_Job: the pattern's status
     spec.setdefault("suspend", False)
 
     spec.setdefault(
