@@ -24,6 +24,7 @@ from datetime import datetime
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
 from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 from services.scheduler.kueue.snapshot import Inputs, build
@@ -45,12 +46,15 @@ def admit(
     *,
     source: str = "input",
     max_cycles: int | None = None,
+    partial_admission: bool = True,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
-    ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one).
+    ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
+    ``partial_admission`` is Kueue's PartialAdmission feature gate (on by default).
     """
-    return _Run(build(objects, now=now, source=source), now).run(max_cycles)
+    inputs = build(objects, now=now, source=source)
+    return _Run(inputs, now, partial_admission=partial_admission).run(max_cycles)
 
 
 @dataclass
@@ -83,8 +87,9 @@ class _Queue:
 
 
 class _Run:
-    def __init__(self, inputs: Inputs, now: datetime) -> None:
+    def __init__(self, inputs: Inputs, now: datetime, *, partial_admission: bool) -> None:
         self.inputs = inputs
+        self.partial_admission = partial_admission
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
         self.result = AdmissionResult(pending=dict(inputs.unqueued))
@@ -138,13 +143,36 @@ class _Run:
             entry.refusal = _status("InvalidResources", "; ".join(invalid))
             entry.set_aside = True
             return entry
-        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted)
-        entry.assignment = assign_flavors(info, cq, self.snapshot.flavors, oracle=simulate)
-        if entry.assignment.mode == Mode.PREEMPT:
-            entry.targets = preemption_targets(
-                info, entry.assignment, cq, self.snapshot, preempting=self.preempted
-            )
+        entry.assignment, entry.targets = self._assign(info, cq)
         return entry
+
+    def _assign(
+        self, info: WorkloadInfo, cq: ClusterQueueState
+    ) -> tuple[Assignment, list[AdmittedWorkload]]:
+        """Kueue's getInitialAssignments: the full counts, else the largest partial ones."""
+        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted)
+
+        def attempt(counts: list[int] | None) -> tuple[Assignment, list[AdmittedWorkload]]:
+            assignment = assign_flavors(
+                info, cq, self.snapshot.flavors, oracle=simulate, counts=counts
+            )
+            targets: list[AdmittedWorkload] = []
+            if assignment.mode == Mode.PREEMPT:
+                targets = preemption_targets(
+                    info, assignment, cq, self.snapshot, preempting=self.preempted
+                )
+            return assignment, targets
+
+        full, targets = attempt(None)
+        if full.mode == Mode.FIT or targets:
+            return full, targets
+        counts = [ps.count for ps in info.podsets]
+        minimums = [ps.min_count for ps in info.podsets]
+        if self.partial_admission and can_be_partially_admitted(counts, minimums):
+            found = search_counts(counts, minimums, lambda c: _usable(attempt(c)))
+            if found is not None:
+                return found
+        return full, []
 
     def _process(self, entry: _Entry, queue: _Queue) -> None:
         key, assignment = entry.info.key, entry.assignment
@@ -231,6 +259,14 @@ class _Run:
                     else f"waiting behind {head.key}, which is preempting in ClusterQueue "
                     f"{queue.cq.name}",
                 )
+
+
+def _usable(
+    attempt: tuple[Assignment, list[AdmittedWorkload]],
+) -> tuple[Assignment, list[AdmittedWorkload]] | None:
+    """An assignment that fits, or preempts with targets: partial admission accepts it."""
+    assignment, targets = attempt
+    return attempt if assignment.mode == Mode.FIT or targets else None
 
 
 def _to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:

@@ -158,7 +158,7 @@ def assign_flavors(
     count_pods = cq.covers("pods")
     for i, podset in enumerate(info.podsets):
         if counts is not None:
-            podset = PodSetInfo(podset.name, counts[i], podset.per_pod, podset.spec)
+            podset = podset.scaled(counts[i])
         requests = podset.requests(count_pods=count_pods)
         assignment = _assign_podset(podset, requests, cq, flavors, usage, oracle)
         podsets.append(assignment)

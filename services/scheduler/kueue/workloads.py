@@ -9,7 +9,7 @@ time it was last evicted (Kueue's default ``requeuingTimestamp: Eviction``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from shared.errors import ManifestError, QuantityError
@@ -34,6 +34,11 @@ class PodSetInfo:
     """Requests of one pod (containers, init containers, overhead)."""
     spec: PodSpec
     """The pod template's spec: nodeSelector, affinity and tolerations pick flavors."""
+    min_count: int | None = None
+    """``minCount``: the fewest pods partial admission may admit."""
+
+    def scaled(self, count: int) -> PodSetInfo:
+        return replace(self, count=count)
 
     def requests(self, *, count_pods: bool) -> Resources:
         """Requests of all ``count`` pods; ``pods`` counts too when the queue covers it."""
@@ -170,7 +175,19 @@ def _podset_info(wl: Workload, index: int, document: str) -> PodSetInfo:
         raise ManifestError("count must be >= 0", document=document, field=f"{field}.count")
     template = podset.template.get("spec", {})
     spec = convert(template, PodSpec, document=f"{document} {field}.template.spec")
-    return PodSetInfo(name=podset.name, count=podset.count, per_pod=spec_requests(spec), spec=spec)
+    if podset.minCount is not None and not 0 <= podset.minCount <= podset.count:
+        raise ManifestError(
+            "minCount should be positive and less or equal to count",
+            document=document,
+            field=f"{field}.minCount",
+        )
+    return PodSetInfo(
+        name=podset.name,
+        count=podset.count,
+        per_pod=spec_requests(spec),
+        spec=spec,
+        min_count=podset.minCount,
+    )
 
 
 def admitted_usage(
@@ -192,7 +209,7 @@ def admitted_usage(
         assignment = assignments.get(podset.name)
         chosen = dict(assignment.flavors) if assignment else fallback.get(podset.name, {})
         count = assignment.count if assignment and assignment.count is not None else podset.count
-        sized = PodSetInfo(podset.name, count, podset.per_pod, podset.spec)
+        sized = podset.scaled(count)
         requests = dict(sized.requests(count_pods=covered_pods))
         if assignment and assignment.resourceUsage:
             requests = {

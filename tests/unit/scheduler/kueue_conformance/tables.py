@@ -67,7 +67,7 @@ def _marks(case: Mapping[str, Any]) -> list[pytest.MarkDecorator]:
 
 def run_cycle(objects: Sequence[Model], *, gates: Mapping[str, bool]) -> AdmissionResult:
     """One Kueue scheduling cycle over ``objects``."""
-    return admit(objects, NOW, max_cycles=1)
+    return admit(objects, NOW, max_cycles=1, partial_admission=gates.get("PartialAdmission", True))
 
 
 def admitted_by(result: AdmissionResult) -> dict[str, Any]:
