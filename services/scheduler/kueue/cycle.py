@@ -68,8 +68,8 @@ class _Entry:
     set_aside: bool = False
     """Refused in a way that does not block even a StrictFIFO queue."""
 
-    def order(self) -> tuple[bool, int, datetime, str]:
-        borrows = self.assignment.borrows if self.assignment else False
+    def order(self) -> tuple[int, int, datetime, str]:
+        borrows = self.assignment.borrows if self.assignment else 0
         return (borrows, -self.info.priority, self.info.timestamp, self.info.key)
 
 

@@ -12,8 +12,9 @@ one tried; after the last, the best mode seen wins (the first among equals).
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.model import (
@@ -23,6 +24,7 @@ from services.scheduler.kueue.model import (
     ClusterQueueState,
     Fungibility,
     ResourceGroup,
+    borrowing_level,
 )
 from services.scheduler.kueue.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
 from shared.models import PodSpec, ResourceFlavor, Taint, Toleration
@@ -42,7 +44,11 @@ class Mode(enum.IntEnum):
 class FlavorChoice:
     flavor: str
     mode: Mode
-    borrow: bool
+    borrow: int
+    """The borrowing level: 0 within the queue's own quota, else the height of the lowest
+    cohort subtree that covers the request."""
+    tried: int = -1
+    """Kueue's TriedFlavorIdx: where the search stopped, -1 after the group's last flavor."""
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,18 @@ class PodSetAssignment:
     count: int
     flavors: dict[str, FlavorChoice] = field(default_factory=dict)
     """Resource → the flavor chosen for it."""
-    complete: bool = True
     reasons: list[Reason] = field(default_factory=list)
+    """Why a resource group's flavor does not simply fit (empty: everything fits)."""
+
+    @property
+    def mode(self) -> Mode:
+        """Kueue's PodSetAssignment.RepresentativeMode."""
+        if not self.reasons:
+            return Mode.FIT
+        return min((c.mode for c in self.flavors.values()), default=Mode.NO_FIT)
+
+    def message(self) -> str:
+        return ", ".join(sorted(r.message for r in self.reasons))
 
 
 @dataclass
@@ -68,15 +84,13 @@ class Assignment:
 
     @property
     def mode(self) -> Mode:
-        """The worst mode of any resource (Kueue's representative mode)."""
-        if not all(ps.complete for ps in self.podsets):
-            return Mode.NO_FIT
-        modes = [c.mode for ps in self.podsets for c in ps.flavors.values()]
-        return min(modes, default=Mode.FIT)
+        """The worst mode of any pod set (Kueue's representative mode)."""
+        return min((ps.mode for ps in self.podsets), default=Mode.NO_FIT)
 
     @property
-    def borrows(self) -> bool:
-        return any(c.borrow for ps in self.podsets for c in ps.flavors.values())
+    def borrows(self) -> int:
+        """Kueue's Borrowing: the highest borrowing level of any resource (0: none)."""
+        return max((c.borrow for ps in self.podsets for c in ps.flavors.values()), default=0)
 
     def needs_preemption(self) -> set[FlavorResource]:
         return {
@@ -87,19 +101,17 @@ class Assignment:
         }
 
     def status(self) -> Status:
-        """Why the workload does not simply fit, per pod set, Kueue-worded."""
-        parts = [
-            f"couldn't assign flavors to pod set {ps.name}: "
-            + "; ".join(r.message for r in ps.reasons)
+        """Why the workload does not simply fit: Kueue's Assignment.Message."""
+        message = "; ".join(
+            f"couldn't assign flavors to pod set {ps.name}: {ps.message()}"
             for ps in self.podsets
             if ps.reasons
-            and (not ps.complete or any(c.mode != Mode.FIT for c in ps.flavors.values()))
-        ]
+        )
         codes = [r.code for ps in self.podsets for r in ps.reasons]
         return Status(
             code=Code.UNSCHEDULABLE,
             reason=codes[0] if codes else "InsufficientQuota",
-            message=", ".join(parts) or "insufficient quota",
+            message=message or "insufficient quota",
             plugin=PLUGIN,
         )
 
@@ -114,20 +126,20 @@ class Possibility(enum.IntEnum):
     """Targets found, all in other ClusterQueues of the cohort."""
 
 
-Oracle = Callable[[FlavorResource, int], tuple[Possibility, bool]]
-"""(flavor/resource, total request) → possibility, and whether it borrows afterwards."""
+Oracle = Callable[[FlavorResource, int], tuple[Possibility, int]]
+"""(flavor/resource, total request) → possibility, and the borrowing level afterwards."""
 
 
-def _no_oracle(fr: FlavorResource, amount: int) -> tuple[Possibility, bool]:
-    return Possibility.PREEMPT, False
+def _no_oracle(fr: FlavorResource, amount: int) -> tuple[Possibility, int]:
+    return Possibility.PREEMPT, 0
 
 
 @dataclass(frozen=True)
 class _Granular:
-    """Kueue's granularMode: the preemption mode (0 no fit .. 4 fit) and borrowing."""
+    """Kueue's granularMode: the preemption mode (0 no fit .. 4 fit) and borrowing level."""
 
     level: int
-    borrow: bool
+    borrow: int
 
     @property
     def mode(self) -> Mode:
@@ -137,8 +149,8 @@ class _Granular:
 
 
 _NO_FIT, _FIT = 0, 4
-_BEST = _Granular(_FIT, False)
-_WORST = _Granular(_NO_FIT, True)
+_BEST = _Granular(_FIT, 0)
+_WORST = _Granular(_NO_FIT, sys.maxsize)
 
 
 def assign_flavors(
@@ -162,6 +174,8 @@ def assign_flavors(
         requests = podset.requests(count_pods=count_pods)
         assignment = _assign_podset(podset, requests, cq, flavors, usage, oracle)
         podsets.append(assignment)
+        if requests and not assignment.flavors and assignment.reasons:
+            break  # as upstream, the pod sets after one that cannot be assigned are not tried
         for resource, choice in assignment.flavors.items():
             fr = (choice.flavor, resource)
             usage[fr] = usage.get(fr, 0) + requests[resource]
@@ -176,6 +190,7 @@ def _assign_podset(
     assumed: Usage,
     oracle: Oracle,
 ) -> PodSetAssignment:
+    """One pod set, resource group by resource group; a group with no flavor fails it."""
     result = PodSetAssignment(name=podset.name, count=podset.count)
     for resource in sorted(requests):
         if resource in result.flavors:
@@ -184,19 +199,15 @@ def _assign_podset(
         if group is None:
             if requests[resource] == 0:
                 continue  # a zero request for a resource the queue lacks is ignored (#8079)
-            result.complete = False
-            result.reasons.append(
-                Reason("ResourceNotCovered", f"resource {resource} unavailable in ClusterQueue")
-            )
-            continue
+            why = Reason("ResourceNotCovered", f"resource {resource} unavailable in ClusterQueue")
+            return PodSetAssignment(podset.name, podset.count, reasons=[why])
         wanted = {r: requests[r] for r in group.resources if r in requests}
-        search = _Search(cq, flavors, assumed, oracle, result.reasons)
-        choice = search.find(group, wanted, podset.spec)
-        if choice is None:
-            result.complete = False
-            continue
-        for name in wanted:
-            result.flavors[name] = choice
+        search = _Search(cq, flavors, assumed, oracle)
+        choices = search.find(group, wanted, podset.spec)
+        if not choices:
+            return PodSetAssignment(podset.name, podset.count, reasons=search.reasons)
+        result.flavors.update(choices)
+        result.reasons.extend(search.reasons)
     return result
 
 
@@ -208,13 +219,18 @@ class _Search:
     flavors: dict[str, ResourceFlavor]
     assumed: Usage
     oracle: Oracle
-    reasons: list[Reason]
+    reasons: list[Reason] = field(default_factory=list)
+    """Why flavors were passed over; cleared when the chosen flavor fits."""
 
     def find(
         self, group: ResourceGroup, requests: dict[str, int], spec: PodSpec
-    ) -> FlavorChoice | None:
-        best, best_mode = None, _WORST
-        for name in group.flavors:
+    ) -> dict[str, FlavorChoice]:
+        """Resource → flavor for the group's resources, or {} when no flavor works."""
+        fungibility = self.cq.fungibility
+        best: dict[str, FlavorChoice] = {}
+        best_mode, tried = _WORST, -1
+        for index, name in enumerate(group.flavors):
+            tried = index
             flavor = self.flavors.get(name)
             mismatch = (
                 Reason("FlavorNotFound", f"flavor {name} not found")
@@ -225,35 +241,42 @@ class _Search:
                 self.reasons.append(mismatch)
                 continue
             representative = _BEST
+            chosen: dict[str, FlavorChoice] = {}
             for resource, amount in sorted(requests.items()):
-                mode = self._fits_quota(
-                    (name, resource), self.assumed.get((name, resource), 0) + amount
-                )
-                if _preferred(representative, mode, self.cq.fungibility):
+                fr = (name, resource)
+                mode = self._fits_quota(fr, self.assumed.get(fr, 0), amount)
+                if _preferred(representative, mode, fungibility):
                     representative = mode
                 if representative.level == _NO_FIT:
                     break
-            if not _try_next(representative, self.cq.fungibility):
-                return FlavorChoice(name, representative.mode, representative.borrow)
-            if _preferred(representative, best_mode, self.cq.fungibility):
-                best = FlavorChoice(name, representative.mode, representative.borrow)
-                best_mode = representative
-        return best
+                chosen[resource] = FlavorChoice(name, mode.mode, mode.borrow)
+            if not _try_next(representative, fungibility):
+                best, best_mode = chosen, representative
+                break
+            if _preferred(representative, best_mode, fungibility):
+                best, best_mode = chosen, representative
+        last = -1 if tried == len(group.flavors) - 1 else tried
+        if best_mode.level == _FIT:
+            self.reasons = []
+        return {r: replace(c, tried=last) for r, c in best.items()}
 
-    def _fits_quota(self, fr: FlavorResource, amount: int) -> _Granular:
+    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> _Granular:
+        """Kueue's fitsResourceQuota, with ``assumed`` used by earlier pod sets."""
         flavor, resource = fr
-        cq = self.cq
+        cq, amount = self.cq, assumed + request
         most = cq.potential_available(fr)
         if amount > most:
             self.reasons.append(
                 Reason(
                     "ExceedsMaxQuota",
-                    f"insufficient quota for {resource} in flavor {flavor}, request > maximum "
-                    f"capacity ({_show(resource, amount)} > {_show(resource, most)})",
+                    f"insufficient quota for {resource} in flavor {flavor}, previously "
+                    f"considered podsets requests ({_show(resource, assumed)}) + current "
+                    f"podset request ({_show(resource, request)}) > maximum capacity "
+                    f"({_show(resource, most)})",
                 )
             )
-            return _Granular(_NO_FIT, False)
-        borrow = cq.borrowing_with(fr, amount)
+            return _Granular(_NO_FIT, 0)
+        borrow, may_reclaim_in_hierarchy = borrowing_level(cq, fr, amount)
         available = cq.available(fr)
         if amount <= available:
             return _Granular(_FIT, borrow)
@@ -264,9 +287,13 @@ class _Search:
                 f"{_show(resource, amount - available)} more needed",
             )
         )
-        if amount <= cq.quota(fr).nominal or cq.preemption.borrow_within_cohort != NEVER:
-            possibility, borrows_after = self.oracle(fr, amount)
-            return _Granular(int(possibility), borrows_after)
+        if (
+            amount <= cq.quota(fr).nominal
+            or may_reclaim_in_hierarchy
+            or cq.preemption.borrow_within_cohort != NEVER
+        ):
+            possibility, borrow_after = self.oracle(fr, amount)
+            return _Granular(int(possibility), borrow_after)
         return _Granular(_NO_FIT, borrow)
 
 
@@ -281,11 +308,11 @@ def _preferred(a: _Granular, b: _Granular, fungibility: Fungibility) -> bool:
         return not a_none
     if fungibility.preference == PREEMPTION_OVER_BORROWING:
         if a.borrow != b.borrow:
-            return not a.borrow
+            return a.borrow < b.borrow
         return a.level > b.level
     if a.level != b.level:
         return a.level > b.level
-    return b.borrow and not a.borrow
+    return a.borrow < b.borrow
 
 
 def _try_next(mode: _Granular, fungibility: Fungibility) -> bool:
@@ -294,7 +321,7 @@ def _try_next(mode: _Granular, fungibility: Fungibility) -> bool:
         return True
     if mode.level != _FIT and fungibility.when_can_preempt == TRY_NEXT_FLAVOR:
         return True
-    return mode.borrow and fungibility.when_can_borrow == TRY_NEXT_FLAVOR
+    return mode.borrow > 0 and fungibility.when_can_borrow == TRY_NEXT_FLAVOR
 
 
 def _show(resource: str, milli: int) -> str:

@@ -1,0 +1,113 @@
+"""The cohort tree in Shoal's Kueue core: Cohort objects (v1beta1 and v1beta2) with quota of
+their own and a parent, implicit cohorts, cycles, and partial admission through the run."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.scheduler.kueue_builders import (
+    Json,
+    cluster_queue,
+    flavor,
+    local_queue,
+    quota,
+    run,
+    summary,
+    workload,
+)
+
+
+def cohort(
+    name: str, *, parent: str | None = None, cpu: str | None = None, v: str = "v1beta2"
+) -> Json:
+    spec: Json = {}
+    if parent:
+        spec["parentName"] = parent
+    if cpu:
+        spec["resourceGroups"] = [
+            {
+                "coveredResources": ["cpu"],
+                "flavors": [
+                    {"name": "default", "resources": [{"name": "cpu", "nominalQuota": cpu}]}
+                ],
+            }
+        ]
+    return {
+        "apiVersion": f"kueue.x-k8s.io/{v}",
+        "kind": "Cohort",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
+BASE = [flavor("default"), local_queue("lq", "cq")]
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_a_cohorts_own_quota_is_lent_to_its_subtree(version: str) -> None:
+    objects = [
+        *BASE,
+        cluster_queue("cq", {"default": quota("0")}, cohort="team"),
+        cohort("team", parent="org", v=version),
+        cohort("org", cpu="4", v=version),
+        workload("fits", "3"),
+        workload("too-big", "2", minute=1),
+    ]
+    admitted, pending, _ = summary(run(objects))
+    assert admitted == {"default/fits": {"main/cpu": "default"}}
+    assert pending == ["default/too-big"]
+
+
+def test_a_lending_limit_keeps_a_cohorts_quota_from_the_parent() -> None:
+    objects = [
+        *BASE,
+        local_queue("lq-other", "other"),
+        cluster_queue("cq", {"default": quota("0")}, cohort="left"),
+        cluster_queue("other", {"default": quota("0")}, cohort="right"),
+        cohort("left", parent="root"),
+        {
+            **cohort("right", parent="root"),
+            "spec": {
+                "parentName": "root",
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu"],
+                        "flavors": [
+                            {
+                                "name": "default",
+                                "resources": [
+                                    {"name": "cpu", "nominalQuota": "4", "lendingLimit": "1"}
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            },
+        },
+        workload("borrows-two", "2"),
+        workload("own", "3", queue="lq-other"),
+    ]
+    admitted, pending, _ = summary(run(objects))
+    assert sorted(admitted) == ["default/own"]
+    assert pending == ["default/borrows-two"]
+
+
+def test_a_cycle_of_cohorts_makes_its_queues_inactive() -> None:
+    objects = [
+        *BASE,
+        cluster_queue("cq", {"default": quota("4")}, cohort="a"),
+        cohort("a", parent="b"),
+        cohort("b", parent="a"),
+        workload("wl", "1"),
+    ]
+    result = run(objects)
+    assert result.admitted == {}
+    assert result.pending["default/wl"].reason == "ClusterQueueInactive"
+    assert "cycle" in result.pending["default/wl"].message
+
+
+def test_partial_admission_admits_the_largest_count_that_fits() -> None:
+    wl = workload("partial", "1", count=6)
+    wl["spec"]["podSets"][0]["minCount"] = 2
+    result = run([*BASE, cluster_queue("cq", {"default": quota("4")}), wl])
+    assert result.admitted["default/partial"].podsets["main"].count == 4
