@@ -122,9 +122,15 @@ class Admission(Model):
     podSetAssignments: list[PodSetAssignment] = []
 
 
+class ReclaimablePod(Model):
+    name: str
+    count: int = 0
+
+
 class WorkloadStatus(Model):
     admission: Admission | None = None
     conditions: list[Condition] = []
+    reclaimablePods: list[ReclaimablePod] = []
 
 
 class Workload(Model):

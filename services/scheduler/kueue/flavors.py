@@ -160,11 +160,14 @@ def assign_flavors(
     *,
     oracle: Oracle = _no_oracle,
     counts: Sequence[int] | None = None,
+    fair_sharing: bool = False,
 ) -> Assignment:
     """Flavors for every pod set of ``info`` in ``cq``, pod sets adding up as they go.
 
-    ``counts`` replaces the pod sets' counts (partial admission tries smaller ones).
+    ``counts`` replaces the pod sets' counts (partial admission tries smaller ones);
+    with ``fair_sharing`` a queue that may reclaim may also preempt while borrowing.
     """
+    search = _Search(cq, flavors, {}, oracle, fair_sharing)
     usage: Usage = {}
     podsets: list[PodSetAssignment] = []
     count_pods = cq.covers("pods")
@@ -172,7 +175,7 @@ def assign_flavors(
         if counts is not None:
             podset = podset.scaled(counts[i])
         requests = podset.requests(count_pods=count_pods)
-        assignment = _assign_podset(podset, requests, cq, flavors, usage, oracle)
+        assignment = _assign_podset(podset, requests, replace(search, assumed=usage))
         podsets.append(assignment)
         if requests and not assignment.flavors and assignment.reasons:
             break  # as upstream, the pod sets after one that cannot be assigned are not tried
@@ -182,27 +185,20 @@ def assign_flavors(
     return Assignment(podsets=podsets, usage=usage)
 
 
-def _assign_podset(
-    podset: PodSetInfo,
-    requests: Resources,
-    cq: ClusterQueueState,
-    flavors: dict[str, ResourceFlavor],
-    assumed: Usage,
-    oracle: Oracle,
-) -> PodSetAssignment:
+def _assign_podset(podset: PodSetInfo, requests: dict[str, int], base: _Search) -> PodSetAssignment:
     """One pod set, resource group by resource group; a group with no flavor fails it."""
     result = PodSetAssignment(name=podset.name, count=podset.count)
     for resource in sorted(requests):
         if resource in result.flavors:
             continue
-        group = cq.group_of(resource)
+        group = base.cq.group_of(resource)
         if group is None:
             if requests[resource] == 0:
                 continue  # a zero request for a resource the queue lacks is ignored (#8079)
             why = Reason("ResourceNotCovered", f"resource {resource} unavailable in ClusterQueue")
             return PodSetAssignment(podset.name, podset.count, reasons=[why])
         wanted = {r: requests[r] for r in group.resources if r in requests}
-        search = _Search(cq, flavors, assumed, oracle)
+        search = replace(base, reasons=[])
         choices = search.find(group, wanted, podset.spec)
         if not choices:
             return PodSetAssignment(podset.name, podset.count, reasons=search.reasons)
@@ -219,6 +215,7 @@ class _Search:
     flavors: dict[str, ResourceFlavor]
     assumed: Usage
     oracle: Oracle
+    fair_sharing: bool
     reasons: list[Reason] = field(default_factory=list)
     """Why flavors were passed over; cleared when the chosen flavor fits."""
 
@@ -290,11 +287,18 @@ class _Search:
         if (
             amount <= cq.quota(fr).nominal
             or may_reclaim_in_hierarchy
-            or cq.preemption.borrow_within_cohort != NEVER
+            or self._may_preempt_borrowing()
         ):
             possibility, borrow_after = self.oracle(fr, amount)
             return _Granular(int(possibility), borrow_after)
         return _Granular(_NO_FIT, borrow)
+
+    def _may_preempt_borrowing(self) -> bool:
+        """Kueue's canPreemptWhileBorrowing."""
+        preemption = self.cq.preemption
+        return preemption.borrow_within_cohort != NEVER or (
+            self.fair_sharing and preemption.reclaim_within_cohort != NEVER
+        )
 
 
 def _preferred(a: _Granular, b: _Granular, fungibility: Fungibility) -> bool:
@@ -335,11 +339,9 @@ def _incompatible(flavor: ResourceFlavor, spec: PodSpec) -> Reason | None:
         if taint.effect in ("NoSchedule", "NoExecute") and not any(
             _tolerates(t, taint) for t in tolerations
         ):
-            shown = f"{taint.key}={taint.value}" if taint.value else taint.key
-            return Reason(
-                "UntoleratedTaint",
-                f"untolerated taint {{{shown}: {taint.effect}}} in flavor {name}",
-            )
+            # Go's %s of the corev1.Taint upstream prints, TimeAdded unset.
+            shown = f"{{{taint.key} {taint.value or ''} {taint.effect} <nil>}}"
+            return Reason("UntoleratedTaint", f"untolerated taint {shown} in flavor {name}")
     # Only this flavor's own label keys count (Kueue's flavorSelector).
     if not _matches_labels(spec, flavor.spec.nodeLabels, set(flavor.spec.nodeLabels)):
         return Reason("NodeAffinityMismatch", f"flavor {name} doesn't match node affinity")
