@@ -1,9 +1,10 @@
 """Kueue-style admission: quota per ClusterQueue and flavor, cohorts, preemption.
 
 ``admit(objects, now)`` is the pure core (manifests in, decisions out) that ``shoal simulate
-admit`` and the tests call; the modules are the concepts Kueue has: the quota tree
-(``model``), workloads and their requests (``workloads``), building the snapshot from
-manifests (``snapshot``), flavor assignment (``flavors``), preemption (``preemption``) and the
+admit`` and the tests call; the modules are the concepts Kueue has: the quota tree of
+ClusterQueues and Cohorts (``model``, built by ``tree``), workloads and their requests
+(``workloads``), building the snapshot from manifests (``snapshot``), flavor assignment
+(``flavors``), partial admission (``partial``), preemption (``preemption``) and the
 scheduling cycle (``cycle``).
 """
 
