@@ -17,11 +17,12 @@ nothing else changes:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from services.scheduler.api.status import Code, Status
+from services.scheduler.kueue.fair_sharing import FairSharing, Nominee, fairest
 from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
 from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, Snapshot
 from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
@@ -38,6 +39,10 @@ from shared.models import Model
 
 PLUGIN = "scheduler"
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
+PARTIAL_ADMISSION = "PartialAdmission"
+RECOMPUTE_ON_OVERLAP = "RecomputeAssignmentUponPreemptionTargetsOverlap"
+GATES: Mapping[str, bool] = {PARTIAL_ADMISSION: True, RECOMPUTE_ON_OVERLAP: True}
+"""The Kueue feature gates the cycle honours, with upstream's defaults (pkg/features)."""
 
 
 def admit(
@@ -46,15 +51,19 @@ def admit(
     *,
     source: str = "input",
     max_cycles: int | None = None,
-    partial_admission: bool = True,
+    gates: Mapping[str, bool] | None = None,
+    fair_sharing: FairSharing | None = None,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
     ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
-    ``partial_admission`` is Kueue's PartialAdmission feature gate (on by default).
+    ``gates`` sets Kueue feature gates by name (those in ``GATES``, defaults as upstream;
+    others are ignored); ``fair_sharing`` is Kueue's Configuration ``fairSharing`` (off
+    when None).
     """
     inputs = build(objects, now=now, source=source)
-    return _Run(inputs, now, partial_admission=partial_admission).run(max_cycles)
+    enabled = {**GATES, **{k: v for k, v in (gates or {}).items() if k in GATES}}
+    return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
 
 
 @dataclass
@@ -87,9 +96,17 @@ class _Queue:
 
 
 class _Run:
-    def __init__(self, inputs: Inputs, now: datetime, *, partial_admission: bool) -> None:
+    def __init__(
+        self,
+        inputs: Inputs,
+        now: datetime,
+        *,
+        gates: Mapping[str, bool],
+        fair_sharing: FairSharing | None,
+    ) -> None:
         self.inputs = inputs
-        self.partial_admission = partial_admission
+        self.gates = gates
+        self.fair_sharing = fair_sharing
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
         self.result = AdmissionResult(pending=dict(inputs.unqueued))
@@ -119,13 +136,35 @@ class _Run:
             entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
             by_cq = {q.cq.name: q for q, _ in heads}
             self.reserved_in_cycle = False
-            for entry in entries:
+            for entry in self._in_order(entries):
                 self._process(entry, by_cq[entry.cq.name])
             for cq, reserved in self.reserved_for_cycle:
                 cq.remove_usage(reserved)
             self.reserved_for_cycle.clear()
         self._explain_the_rest()
         return self.result
+
+    def _in_order(self, entries: list[_Entry]) -> Iterator[_Entry]:
+        """Kueue's entry iterator: classical order, or the fair-sharing tournament (run
+        again before each entry, as admissions change the shares)."""
+        if self.fair_sharing is None:
+            yield from entries
+            return
+        remaining = [
+            Nominee(
+                entry=e,
+                key=e.info.key,
+                queue=e.cq,
+                usage=e.assignment.usage if e.assignment else {},
+                priority=e.info.priority,
+                timestamp=e.info.timestamp,
+            )
+            for e in entries
+        ]
+        while remaining:
+            chosen = fairest(remaining, first=lambda nominees: nominees[0])
+            remaining.remove(chosen)
+            yield chosen.entry
 
     def _nominate(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Entry:
         entry = _Entry(info, cq)
@@ -150,16 +189,27 @@ class _Run:
         self, info: WorkloadInfo, cq: ClusterQueueState
     ) -> tuple[Assignment, list[AdmittedWorkload]]:
         """Kueue's getInitialAssignments: the full counts, else the largest partial ones."""
-        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted)
+        fair = self.fair_sharing
+        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted, fair_sharing=fair)
 
         def attempt(counts: list[int] | None) -> tuple[Assignment, list[AdmittedWorkload]]:
             assignment = assign_flavors(
-                info, cq, self.snapshot.flavors, oracle=simulate, counts=counts
+                info,
+                cq,
+                self.snapshot.flavors,
+                oracle=simulate,
+                counts=counts,
+                fair_sharing=fair is not None,
             )
             targets: list[AdmittedWorkload] = []
             if assignment.mode == Mode.PREEMPT:
                 targets = preemption_targets(
-                    info, assignment, cq, self.snapshot, preempting=self.preempted
+                    info,
+                    assignment,
+                    cq,
+                    self.snapshot,
+                    preempting=self.preempted,
+                    fair_sharing=fair,
                 )
             return assignment, targets
 
@@ -168,7 +218,7 @@ class _Run:
             return full, targets
         counts = [ps.count for ps in info.podsets]
         minimums = [ps.min_count for ps in info.podsets]
-        if self.partial_admission and can_be_partially_admitted(counts, minimums):
+        if self.gates[PARTIAL_ADMISSION] and can_be_partially_admitted(counts, minimums):
             found = search_counts(counts, minimums, lambda c: _usable(attempt(c)))
             if found is not None:
                 return found
@@ -179,8 +229,28 @@ class _Run:
         if entry.refusal is not None or assignment is None:
             self._refuse(queue, entry, entry.refusal or _status("Unassigned", "no assignment"))
             return
+        if self.gates[RECOMPUTE_ON_OVERLAP] and self._overlaps(entry):
+            # Kueue's RecomputeAssignmentUponPreemptionTargetsOverlap: assign again as if the
+            # workloads being preempted were gone.
+            with self.snapshot.without(self.preempted.values()):
+                entry.assignment, entry.targets = self._assign(entry.info, entry.cq)
+            assignment = entry.assignment
+            if assignment.mode == Mode.FIT:  # DeferredFit: fits once the preemptions end
+                entry.cq.add_usage(assignment.usage)
+                queue.blocked_by = self.result.pending[key] = _status(
+                    "PendingPreemption",
+                    "Workload has overlapping preemption targets with another workload, but "
+                    "will fit after these preemptions complete",
+                )
+                return
         if assignment.mode == Mode.NO_FIT:
             self._refuse(queue, entry, assignment.status())
+            return
+        if self._overlaps(entry):
+            self.result.pending[key] = _status(
+                "SkippedInCycle",
+                "Workload has overlapping preemption targets with another workload",
+            )
             return
         if assignment.mode == Mode.PREEMPT and not entry.targets:
             if entry.cq.preemption.reclaim_within_cohort != ANY:
@@ -217,6 +287,9 @@ class _Run:
             return
         self._admit(entry, assignment)
         queue.position += 1
+
+    def _overlaps(self, entry: _Entry) -> bool:
+        return any(t.info.key in self.preempted for t in entry.targets)
 
     def _admit(self, entry: _Entry, assignment: Assignment) -> None:
         key = entry.info.key

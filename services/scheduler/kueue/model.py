@@ -74,6 +74,8 @@ class ResourceNode:
     subtree_quota: Usage = field(default_factory=dict)
     usage: Usage = field(default_factory=dict)
     parent: Cohort | None = None
+    fair_weight: float = 1.0
+    """``fairSharing.weight``: how much of the shared quota this node deserves."""
 
     def quota(self, fr: FlavorResource) -> Quota:
         return self.quotas.get(fr, Quota())
@@ -151,7 +153,6 @@ class Cohort(ResourceNode):
     child_cohorts: list[Cohort] = field(default_factory=list)
     members: list[ClusterQueueState] = field(default_factory=list)
     """The ClusterQueues directly in this Cohort."""
-    fair_weight: float = 1.0
 
     def root(self) -> Cohort:
         return self if self.parent is None else self.parent.root()
@@ -180,7 +181,6 @@ class ClusterQueueState(ResourceNode):
     inactive_reason: str | None = None
     """Why the queue admits nothing (a missing ResourceFlavor, stopPolicy), or None."""
     workloads: dict[str, AdmittedWorkload] = field(default_factory=dict)
-    fair_weight: float = 1.0
 
     def group_of(self, resource: str) -> ResourceGroup | None:
         return next((g for g in self.groups if resource in g.resources), None)
@@ -243,8 +243,11 @@ class Snapshot:
     @contextmanager
     def without(self, workloads: Iterable[AdmittedWorkload]) -> Iterator[None]:
         """Simulate the removal of ``workloads``; they are restored on exit."""
+        unique = {w.info.key: w for w in workloads}
         removed = [
-            w for w in workloads if w.info.key in self.cluster_queues[w.cluster_queue].workloads
+            w
+            for w in unique.values()
+            if w.info.key in self.cluster_queues[w.cluster_queue].workloads
         ]
         for wl in removed:
             self.remove_workload(wl)

@@ -17,6 +17,8 @@ import enum
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from services.scheduler.kueue.fair_preemption import FairSearch
+from services.scheduler.kueue.fair_sharing import FairSharing
 from services.scheduler.kueue.flavors import Assignment, Oracle, Possibility
 from services.scheduler.kueue.model import (
     ANY,
@@ -61,10 +63,17 @@ def preemption_targets(
     snapshot: Snapshot,
     *,
     preempting: Collection[str] = (),
+    fair_sharing: FairSharing | None = None,
 ) -> list[AdmittedWorkload]:
     """The workloads to preempt for ``info`` to be admitted with ``assignment``, or []."""
     return find_targets(
-        info, assignment.needs_preemption(), assignment.usage, cq, snapshot, preempting=preempting
+        info,
+        assignment.needs_preemption(),
+        assignment.usage,
+        cq,
+        snapshot,
+        preempting=preempting,
+        fair_sharing=fair_sharing,
     )
 
 
@@ -74,11 +83,20 @@ def oracle(
     snapshot: Snapshot,
     *,
     preempting: Collection[str] = (),
+    fair_sharing: FairSharing | None = None,
 ) -> Oracle:
     """Kueue's preemption oracle: would preempting for one flavor/resource find targets?"""
 
     def simulate(fr: FlavorResource, amount: int) -> tuple[Possibility, int]:
-        targets = find_targets(info, {fr}, {fr: amount}, cq, snapshot, preempting=preempting)
+        targets = find_targets(
+            info,
+            {fr},
+            {fr: amount},
+            cq,
+            snapshot,
+            preempting=preempting,
+            fair_sharing=fair_sharing,
+        )
         if not targets:
             return Possibility.NO_CANDIDATES, borrowing_level(cq, fr, amount)[0]
         with snapshot.without(targets):
@@ -98,9 +116,15 @@ def find_targets(
     snapshot: Snapshot,
     *,
     preempting: Collection[str] = (),
+    fair_sharing: FairSharing | None = None,
 ) -> list[AdmittedWorkload]:
-    """Kueue's classicalPreemptions: the workloads to preempt so that ``usage`` fits."""
-    search = _Search(info, frs, {fr: v for fr, v in usage.items() if v}, cq, snapshot)
+    """Kueue's classicalPreemptions (or fairPreemptions with ``fair_sharing``): the
+    workloads to preempt so that ``usage`` fits."""
+    usage = {fr: v for fr, v in usage.items() if v}
+    if fair_sharing is not None:
+        candidates = _ordered(_fair_candidates(info, frs, cq), cq, preempting)
+        return FairSearch(cq, snapshot, usage, frs, fair_sharing).run([c.wl for c in candidates])
+    search = _Search(info, frs, usage, cq, snapshot)
     own = search.own_queue()
     hierarchy, by_priority = search.in_cohort()
     ordered: list[_Candidate] = []
@@ -250,6 +274,29 @@ class _Search:
             if amount > self.cq.available(fr):
                 return False
         return True
+
+
+def _fair_candidates(
+    info: WorkloadInfo, frs: set[FlavorResource], cq: ClusterQueueState
+) -> list[_Candidate]:
+    """Kueue's findCandidates: the own queue's by policy, and every borrowing queue's of the
+    cohort tree by ``reclaimWithinCohort``."""
+    found: list[_Candidate] = []
+    queues = [(cq, cq.preemption.within_cluster_queue)]
+    if cq.parent is not None and cq.preemption.reclaim_within_cohort != NEVER:
+        reclaim = cq.preemption.reclaim_within_cohort
+        queues += [
+            (q, reclaim)
+            for q in cq.parent.root().subtree_queues()
+            if q is not cq and q.is_borrowing(frs)
+        ]
+    for queue, policy in queues:
+        if policy == NEVER:
+            continue
+        for wl in queue.workloads.values():
+            if wl.uses_any(frs) and _satisfies(policy, info, wl.info):
+                found.append(_Candidate(wl, None, Variant.NEVER))
+    return found
 
 
 def _satisfies(policy: str, preemptor: WorkloadInfo, candidate: WorkloadInfo) -> bool:

@@ -56,6 +56,7 @@ from shared.models import (
     Workload,
     of_kind,
 )
+from shared.models.base import Json
 from shared.models.kueue import Cohort
 from shared.models.kueue import ResourceGroup as ResourceGroupSpec
 from shared.quantities import parse_quantity
@@ -94,7 +95,7 @@ def build(objects: Sequence[Model], *, now: datetime, source: str = "input") -> 
     cohorts = link(
         list(zip(states, names, strict=True)),
         of_kind(objects, Cohort),
-        lambda co: _quotas(co.spec.resourceGroups, f"{source} (Cohort {co.metadata.name})")[1],
+        lambda co: _cohort(co, source),
     )
     snapshot = Snapshot({s.name: s for s in states}, cohorts, flavors)
     inputs = Inputs(snapshot=snapshot, namespace_labels=_namespace_labels(objects))
@@ -205,7 +206,22 @@ def _cluster_queue(
         preemption=_preemption(cq, document),
         fungibility=_fungibility(cq, document),
         inactive_reason=inactive,
+        fair_weight=_weight(spec.fairSharing, document),
     )
+
+
+def _cohort(cohort: Cohort, source: str) -> tuple[dict[FlavorResource, Quota], float]:
+    document = f"{source} (Cohort {cohort.metadata.name})"
+    _, quotas = _quotas(cohort.spec.resourceGroups, document)
+    return quotas, _weight(cohort.spec.fairSharing, document)
+
+
+def _weight(fair_sharing: Json | None, document: str) -> float:
+    """``fairSharing.weight`` (a quantity, 1 when unset) as a number."""
+    weight = (fair_sharing or {}).get("weight")
+    if weight is None:
+        return 1.0
+    return _milli(weight, document, "spec.fairSharing.weight") / 1000
 
 
 def _quotas(

@@ -17,13 +17,14 @@ from shared.models.kueue import Cohort as CohortObject
 
 HAS_CYCLE = "the cohort tree has a cycle"
 
-QuotaParser = Callable[[CohortObject], dict[FlavorResource, Quota]]
+CohortParser = Callable[[CohortObject], tuple[dict[FlavorResource, Quota], float]]
+"""A Cohort's quota per flavor/resource and its fairSharing weight."""
 
 
 def link(
     queues: Sequence[tuple[ClusterQueueState, str | None]],
     objects: Iterable[CohortObject],
-    quotas_of: QuotaParser,
+    parse: CohortParser,
 ) -> dict[str, Cohort]:
     """Build the cohorts, attach every queue to its cohort and total the subtree quotas."""
     specs = {o.metadata.name: o for o in objects}
@@ -33,7 +34,8 @@ def link(
         found = cohorts.get(name)
         if found is None:
             spec = specs.get(name)
-            found = cohorts[name] = Cohort(name=name, quotas=quotas_of(spec) if spec else {})
+            quotas, weight = parse(spec) if spec else ({}, 1.0)
+            found = cohorts[name] = Cohort(name=name, quotas=quotas, fair_weight=weight)
         return found
 
     for name in specs:

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from services.scheduler.kueue import AdmissionResult, admit
+from services.scheduler.kueue.fair_sharing import FairSharing
 from services.scheduler.kueue.flavors import Assignment, FlavorChoice, Mode, PodSetAssignment
 from services.scheduler.kueue.preemption import preemption_targets
 from services.scheduler.kueue.snapshot import build
@@ -96,7 +97,9 @@ def _assignment(
     return Assignment(podsets=podsets, usage=usage)
 
 
-def run_preemption(table: Table, case: Mapping[str, Any]) -> list[AdmittedWorkload]:
+def run_preemption(
+    table: Table, case: Mapping[str, Any], *, fair_sharing: FairSharing | None = None
+) -> list[AdmittedWorkload]:
     """Shoal's preemption_targets over a preemption table's case: the snapshot of its
     objects, the incoming workload and the resource → flavor/mode assignment upstream hands
     to ``GetTargets``."""
@@ -105,12 +108,21 @@ def run_preemption(table: Table, case: Mapping[str, Any]) -> list[AdmittedWorklo
     info = workload_info(incoming, priorities=Priorities([]), now=NOW, source="incoming")
     cq = inputs.snapshot.cluster_queues[case["targetCQ"]]
     assignment = _assignment(info.podsets, case["assignment"])
-    return preemption_targets(info, assignment, cq, inputs.snapshot)
+    return preemption_targets(info, assignment, cq, inputs.snapshot, fair_sharing=fair_sharing)
 
 
-def run_cycle(objects: Sequence[Model], *, gates: Mapping[str, bool]) -> AdmissionResult:
-    """One Kueue scheduling cycle over ``objects``."""
-    return admit(objects, NOW, max_cycles=1, partial_admission=gates.get("PartialAdmission", True))
+def run_cycle(
+    objects: Sequence[Model], *, gates: Mapping[str, bool], fair_sharing: bool = False
+) -> AdmissionResult:
+    """One Kueue scheduling cycle over ``objects`` (with Kueue's default fair sharing
+    configuration when ``fair_sharing``)."""
+    return admit(
+        objects,
+        NOW,
+        max_cycles=1,
+        gates=gates,
+        fair_sharing=FairSharing() if fair_sharing else None,
+    )
 
 
 def admitted_by(result: AdmissionResult) -> dict[str, Any]:
