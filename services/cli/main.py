@@ -49,6 +49,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "reconciles/s, pods created/s",
     ),
     (("bench", "e2e"), "services.cli.bench.e2e", "job created → all pods bound, whole stack"),
+    (("bench", "kueue"), "services.cli.bench.kueue", "Kueue's scheduler baseline, whole stack"),
 )
 
 
