@@ -23,8 +23,9 @@ from datetime import datetime
 
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.fair_sharing import FairSharing, Nominee, fairest
-from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
+from services.scheduler.kueue.flavors import Assignment, assign_flavors
 from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors

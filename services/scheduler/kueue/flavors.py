@@ -11,7 +11,6 @@ one tried; after the last, the best mode seen wins (the first among equals).
 
 from __future__ import annotations
 
-import enum
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,18 +25,25 @@ from services.scheduler.kueue.model import (
     ResourceGroup,
     borrowing_level,
 )
+from services.scheduler.kueue.modes import (
+    EXCEEDS_MAX_QUOTA,
+    NO_MATCHING_FLAVOR,
+    WAITING_FOR_QUOTA,
+    Attempt,
+    Mode,
+    Possibility,
+    Reason,
+    finalize,
+    merge,
+    most_severe,
+    no_fit_reason,
+)
 from services.scheduler.kueue.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
 from shared.models import PodSpec, ResourceFlavor, Taint, Toleration
 from shared.models.base import LabelSelectorRequirement, requirement_matches
 from shared.resources import Resources
 
 PLUGIN = "flavorassigner"
-
-
-class Mode(enum.IntEnum):
-    NO_FIT = 0
-    PREEMPT = 1
-    FIT = 2
 
 
 @dataclass(frozen=True)
@@ -51,12 +57,6 @@ class FlavorChoice:
     """Kueue's TriedFlavorIdx: where the search stopped, -1 after the group's last flavor."""
 
 
-@dataclass(frozen=True)
-class Reason:
-    code: str
-    message: str
-
-
 @dataclass
 class PodSetAssignment:
     name: str
@@ -65,6 +65,8 @@ class PodSetAssignment:
     """Resource → the flavor chosen for it."""
     reasons: list[Reason] = field(default_factory=list)
     """Why a resource group's flavor does not simply fit (empty: everything fits)."""
+    attempts: list[Attempt] = field(default_factory=list)
+    """Every flavor tried, by name (Kueue's FlavorAssignmentAttempts)."""
 
     @property
     def mode(self) -> Mode:
@@ -81,6 +83,8 @@ class PodSetAssignment:
 class Assignment:
     podsets: list[PodSetAssignment]
     usage: Usage
+    no_fit_reason: str = ""
+    """When nothing fits: NoMatchingFlavor, ExceedsMaxQuota or WaitingForQuota."""
 
     @property
     def mode(self) -> Mode:
@@ -116,16 +120,6 @@ class Assignment:
         )
 
 
-class Possibility(enum.IntEnum):
-    """What preempting for one flavor/resource would achieve (Kueue's preemption oracle)."""
-
-    NO_CANDIDATES = 1
-    PREEMPT = 2
-    """Targets found, some in the preemptor's own ClusterQueue."""
-    RECLAIM = 3
-    """Targets found, all in other ClusterQueues of the cohort."""
-
-
 Oracle = Callable[[FlavorResource, int], tuple[Possibility, int]]
 """(flavor/resource, total request) → possibility, and the borrowing level afterwards."""
 
@@ -146,6 +140,10 @@ class _Granular:
         if self.level == _FIT:
             return Mode.FIT
         return Mode.NO_FIT if self.level == _NO_FIT else Mode.PREEMPT
+
+    @property
+    def possibility(self) -> Possibility | None:
+        return None if self.level in (_NO_FIT, _FIT) else Possibility(self.level)
 
 
 _NO_FIT, _FIT = 0, 4
@@ -182,12 +180,18 @@ def assign_flavors(
         for resource, choice in assignment.flavors.items():
             fr = (choice.flavor, resource)
             usage[fr] = usage.get(fr, 0) + requests[resource]
-    return Assignment(podsets=podsets, usage=usage)
+    result = Assignment(podsets=podsets, usage=usage)
+    if result.mode == Mode.NO_FIT:
+        result.no_fit_reason = no_fit_reason(
+            ((ps.mode, ps.attempts) for ps in podsets), [g.flavors for g in cq.groups]
+        )
+    return result
 
 
 def _assign_podset(podset: PodSetInfo, requests: dict[str, int], base: _Search) -> PodSetAssignment:
     """One pod set, resource group by resource group; a group with no flavor fails it."""
     result = PodSetAssignment(name=podset.name, count=podset.count)
+    attempts: dict[str, Attempt] = {}
     for resource in sorted(requests):
         if resource in result.flavors:
             continue
@@ -196,14 +200,20 @@ def _assign_podset(podset: PodSetInfo, requests: dict[str, int], base: _Search) 
             if requests[resource] == 0:
                 continue  # a zero request for a resource the queue lacks is ignored (#8079)
             why = Reason("ResourceNotCovered", f"resource {resource} unavailable in ClusterQueue")
-            return PodSetAssignment(podset.name, podset.count, reasons=[why])
+            return PodSetAssignment(
+                podset.name, podset.count, reasons=[why], attempts=finalize(attempts)
+            )
         wanted = {r: requests[r] for r in group.resources if r in requests}
-        search = replace(base, reasons=[])
+        search = replace(base, reasons=[], attempts=[])
         choices = search.find(group, wanted, podset.spec)
+        merge(attempts, search.attempts, resource, group.flavors)
         if not choices:
-            return PodSetAssignment(podset.name, podset.count, reasons=search.reasons)
+            return PodSetAssignment(
+                podset.name, podset.count, reasons=search.reasons, attempts=finalize(attempts)
+            )
         result.flavors.update(choices)
         result.reasons.extend(search.reasons)
+    result.attempts = finalize(attempts)
     return result
 
 
@@ -218,6 +228,7 @@ class _Search:
     fair_sharing: bool
     reasons: list[Reason] = field(default_factory=list)
     """Why flavors were passed over; cleared when the chosen flavor fits."""
+    attempts: list[Attempt] = field(default_factory=list)
 
     def find(
         self, group: ResourceGroup, requests: dict[str, int], spec: PodSpec
@@ -236,17 +247,42 @@ class _Search:
             )
             if mismatch is not None:
                 self.reasons.append(mismatch)
+                self.attempts.append(
+                    Attempt(
+                        name,
+                        Mode.NO_FIT,
+                        reasons=(mismatch.message,),
+                        no_fit_reason=NO_MATCHING_FLAVOR,
+                    )
+                )
                 continue
             representative = _BEST
             chosen: dict[str, FlavorChoice] = {}
+            reasons: list[str] = []
+            why_not, most_borrowed = "", 0
             for resource, amount in sorted(requests.items()):
                 fr = (name, resource)
-                mode = self._fits_quota(fr, self.assumed.get(fr, 0), amount)
+                mode, reason, no_fit = self._fits_quota(fr, self.assumed.get(fr, 0), amount)
+                if reason is not None:
+                    self.reasons.append(reason)
+                    reasons.append(reason.message)
+                why_not = most_severe(why_not, no_fit)
+                most_borrowed = max(most_borrowed, mode.borrow)
                 if _preferred(representative, mode, fungibility):
                     representative = mode
                 if representative.level == _NO_FIT:
                     break
                 chosen[resource] = FlavorChoice(name, mode.mode, mode.borrow)
+            self.attempts.append(
+                Attempt(
+                    name,
+                    representative.mode,
+                    most_borrowed,
+                    representative.possibility,
+                    tuple(sorted(reasons)),
+                    why_not,
+                )
+            )
             if not _try_next(representative, fungibility):
                 best, best_mode = chosen, representative
                 break
@@ -257,32 +293,31 @@ class _Search:
             self.reasons = []
         return {r: replace(c, tried=last) for r, c in best.items()}
 
-    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> _Granular:
-        """Kueue's fitsResourceQuota, with ``assumed`` used by earlier pod sets."""
+    def _fits_quota(
+        self, fr: FlavorResource, assumed: int, request: int
+    ) -> tuple[_Granular, Reason | None, str]:
+        """Kueue's fitsResourceQuota, with ``assumed`` used by earlier pod sets: the mode,
+        why it does not simply fit, and the NoFitReason when it does not fit at all."""
         flavor, resource = fr
         cq, amount = self.cq, assumed + request
         most = cq.potential_available(fr)
         if amount > most:
-            self.reasons.append(
-                Reason(
-                    "ExceedsMaxQuota",
-                    f"insufficient quota for {resource} in flavor {flavor}, previously "
-                    f"considered podsets requests ({_show(resource, assumed)}) + current "
-                    f"podset request ({_show(resource, request)}) > maximum capacity "
-                    f"({_show(resource, most)})",
-                )
+            why = Reason(
+                EXCEEDS_MAX_QUOTA,
+                f"insufficient quota for {resource} in flavor {flavor}, previously "
+                f"considered podsets requests ({_show(resource, assumed)}) + current "
+                f"podset request ({_show(resource, request)}) > maximum capacity "
+                f"({_show(resource, most)})",
             )
-            return _Granular(_NO_FIT, 0)
+            return _Granular(_NO_FIT, 0), why, EXCEEDS_MAX_QUOTA
         borrow, may_reclaim_in_hierarchy = borrowing_level(cq, fr, amount)
         available = cq.available(fr)
         if amount <= available:
-            return _Granular(_FIT, borrow)
-        self.reasons.append(
-            Reason(
-                "InsufficientQuota",
-                f"insufficient unused quota for {resource} in flavor {flavor}, "
-                f"{_show(resource, amount - available)} more needed",
-            )
+            return _Granular(_FIT, borrow), None, ""
+        why = Reason(
+            "InsufficientQuota",
+            f"insufficient unused quota for {resource} in flavor {flavor}, "
+            f"{_show(resource, amount - available)} more needed",
         )
         if (
             amount <= cq.quota(fr).nominal
@@ -290,8 +325,8 @@ class _Search:
             or self._may_preempt_borrowing()
         ):
             possibility, borrow_after = self.oracle(fr, amount)
-            return _Granular(int(possibility), borrow_after)
-        return _Granular(_NO_FIT, borrow)
+            return _Granular(int(possibility), borrow_after), why, ""
+        return _Granular(_NO_FIT, borrow), why, WAITING_FOR_QUOTA
 
     def _may_preempt_borrowing(self) -> bool:
         """Kueue's canPreemptWhileBorrowing."""

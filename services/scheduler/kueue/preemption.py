@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from services.scheduler.kueue.fair_preemption import FairSearch
 from services.scheduler.kueue.fair_sharing import FairSharing
-from services.scheduler.kueue.flavors import Assignment, Oracle, Possibility
+from services.scheduler.kueue.flavors import Assignment, Oracle
 from services.scheduler.kueue.model import (
     ANY,
     LOWER_OR_NEWER_EQUAL_PRIORITY,
@@ -30,6 +30,7 @@ from services.scheduler.kueue.model import (
     Snapshot,
     borrowing_level,
 )
+from services.scheduler.kueue.modes import Possibility
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
     FlavorResource,

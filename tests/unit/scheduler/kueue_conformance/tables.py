@@ -18,7 +18,8 @@ import yaml
 
 from services.scheduler.kueue import AdmissionResult, admit
 from services.scheduler.kueue.fair_sharing import FairSharing
-from services.scheduler.kueue.flavors import Assignment, FlavorChoice, Mode, PodSetAssignment
+from services.scheduler.kueue.flavors import Assignment, FlavorChoice, PodSetAssignment
+from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.preemption import preemption_targets
 from services.scheduler.kueue.snapshot import build
 from services.scheduler.kueue.workloads import (
