@@ -227,6 +227,7 @@ class _Run:
 
     def _process(self, entry: _Entry, queue: _Queue) -> None:
         key, assignment = entry.info.key, entry.assignment
+        self.result.no_fit.pop(key, None)
         if entry.refusal is not None or assignment is None:
             self._refuse(queue, entry, entry.refusal or _status("Unassigned", "no assignment"))
             return
@@ -245,6 +246,8 @@ class _Run:
                 )
                 return
         if assignment.mode == Mode.NO_FIT:
+            if assignment.no_fit_reason:
+                self.result.no_fit[key] = assignment.no_fit_reason
             self._refuse(queue, entry, assignment.status())
             return
         if self._overlaps(entry):
@@ -295,6 +298,7 @@ class _Run:
     def _admit(self, entry: _Entry, assignment: Assignment) -> None:
         key = entry.info.key
         self.result.pending.pop(key, None)
+        self.result.no_fit.pop(key, None)
         podsets = {
             ps.name: PodSetFlavors(ps.count, {r: c.flavor for r, c in ps.flavors.items()})
             for ps in assignment.podsets
