@@ -29,15 +29,10 @@ from typing import Any, Protocol
 
 import msgspec
 
-from services.jobcontroller.cache import (
-    JOB_TYPES,
-    OWNED_TYPES,
-    ControllerCache,
-    WorkKey,
-    expectation_key,
-)
+from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.sshkeys import wants_keypair, with_keypair
+from services.jobcontroller.workkeys import JOB_TYPES, OWNED_TYPES, WorkKey, expectation_key
 from shared.kube import ApiError, ResourceType, resource_for
 from shared.kube.errors import CALL_ERRORS, is_transient
 from shared.kube.events import event_manifest, involved_object

@@ -100,6 +100,11 @@ class Metrics:
         )
         self.assumed = Gauge("shoal_scheduler_assumed_pods", "unconfirmed binds", registry=r)
         self.epoch = Gauge("shoal_scheduler_epoch", "leadership epoch (0: standby)", registry=r)
+        self.conf_warnings = Counter(
+            "shoal_scheduler_conf_warnings",
+            "volcano-scheduler.conf keys and plugin arguments ignored, counted per conf loaded",
+            registry=r,
+        )
 
 
 class Scheduler:
@@ -111,11 +116,13 @@ class Scheduler:
         self.state = SchedulerState(
             assume_ttl=settings.assume_ttl, status_resend=settings.status_resend
         )
-        self.scheduling = Scheduling()
+        self.metrics = Metrics(shell)
+        self.scheduling = Scheduling(
+            on_warnings=lambda warnings: self.metrics.conf_warnings.inc(len(warnings))
+        )
         self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
-        self.metrics = Metrics(shell)
         self.cycle = 0
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None

@@ -20,7 +20,7 @@ import msgspec
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
 from services.scheduler.result import SessionResult
 from services.scheduler.snapshot import Snapshot
-from shared.bus import Record
+from shared.bus.records import Record
 from shared.cache import ObjectCache
 from shared.events import (
     Envelope,

@@ -281,6 +281,7 @@ async def run_watcher(
 
     async def mark_ready_when_listed() -> None:
         await asyncio.gather(*(w.synced.wait() for w in watches))
+        await shell.state_resynced()
         shell.readiness.mark_ready()
         shell.log.info("all resources listed", kinds=[w.rt.kind for w in watches])
         await stopping.wait()
