@@ -187,7 +187,10 @@ class _Run:
         return entry
 
     def _assign(
-        self, info: WorkloadInfo, cq: ClusterQueueState
+        self,
+        info: WorkloadInfo,
+        cq: ClusterQueueState,
+        nomination: Mapping[str, Mapping[str, str]] | None = None,
     ) -> tuple[Assignment, list[AdmittedWorkload]]:
         """Kueue's getInitialAssignments: the full counts, else the largest partial ones."""
         fair = self.fair_sharing
@@ -201,6 +204,7 @@ class _Run:
                 oracle=simulate,
                 counts=counts,
                 fair_sharing=fair is not None,
+                nomination=nomination,
             )
             targets: list[AdmittedWorkload] = []
             if assignment.mode == Mode.PREEMPT:
@@ -234,8 +238,11 @@ class _Run:
         if self.gates[RECOMPUTE_ON_OVERLAP] and self._overlaps(entry):
             # Kueue's RecomputeAssignmentUponPreemptionTargetsOverlap: assign again as if the
             # workloads being preempted were gone.
+            nomination = {
+                ps.name: {r: c.flavor for r, c in ps.flavors.items()} for ps in assignment.podsets
+            }
             with self.snapshot.without(self.preempted.values()):
-                entry.assignment, entry.targets = self._assign(entry.info, entry.cq)
+                entry.assignment, entry.targets = self._assign(entry.info, entry.cq, nomination)
             assignment = entry.assignment
             if assignment.mode == Mode.FIT:  # DeferredFit: fits once the preemptions end
                 entry.cq.add_usage(assignment.usage)

@@ -1,21 +1,22 @@
 """Flavor assignment: for each pod set and resource group, the first flavor that works.
 
-A flavor is a candidate when its ``nodeTaints`` are tolerated by the pod template and its
-``nodeLabels`` satisfy the template's nodeSelector and required node affinity (only label
-keys that some flavor of the group defines are considered, as Kueue does). Against quota a
-flavor *fits* (within nominal or borrowable quota), needs *preemption* (the request is within
-nominal quota, or borrowWithinCohort allows preempting while borrowing) or does not fit.
-``flavorFungibility`` decides whether a borrowing or preempting flavor is taken or the next
-one tried; after the last, the best mode seen wins (the first among equals).
+Kueue's ``findFlavorForPodSets``: a flavor is a candidate when it suits the pod template
+(``matching``). Against quota a flavor *fits* (within nominal or borrowable quota, at some
+borrowing level), needs *preemption* (the request is within nominal quota, could be reclaimed
+in a subtree, or the queue may preempt while borrowing; the preemption oracle says whether
+targets exist) or does not fit. ``flavorFungibility`` decides whether a borrowing or
+preempting flavor is taken or the next one tried; after the last, the best mode seen wins
+(the first among equals). Every flavor tried leaves an attempt (``modes``).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from services.scheduler.api.status import Code, Status
+from services.scheduler.kueue.matching import incompatible
 from services.scheduler.kueue.model import (
     NEVER,
     PREEMPTION_OVER_BORROWING,
@@ -39,8 +40,7 @@ from services.scheduler.kueue.modes import (
     no_fit_reason,
 )
 from services.scheduler.kueue.workloads import FlavorResource, PodSetInfo, Usage, WorkloadInfo
-from shared.models import PodSpec, ResourceFlavor, Taint, Toleration
-from shared.models.base import LabelSelectorRequirement, requirement_matches
+from shared.models import PodSpec, ResourceFlavor
 from shared.resources import Resources
 
 PLUGIN = "flavorassigner"
@@ -159,11 +159,14 @@ def assign_flavors(
     oracle: Oracle = _no_oracle,
     counts: Sequence[int] | None = None,
     fair_sharing: bool = False,
+    nomination: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Assignment:
     """Flavors for every pod set of ``info`` in ``cq``, pod sets adding up as they go.
 
     ``counts`` replaces the pod sets' counts (partial admission tries smaller ones);
-    with ``fair_sharing`` a queue that may reclaim may also preempt while borrowing.
+    with ``fair_sharing`` a queue that may reclaim may also preempt while borrowing;
+    ``nomination`` (pod set → resource → flavor) keeps a recomputed assignment to the
+    flavors first nominated (Kueue's NominationMapping).
     """
     search = _Search(cq, flavors, {}, oracle, fair_sharing)
     usage: Usage = {}
@@ -173,7 +176,10 @@ def assign_flavors(
         if counts is not None:
             podset = podset.scaled(counts[i])
         requests = podset.requests(count_pods=count_pods)
-        assignment = _assign_podset(podset, requests, replace(search, assumed=usage))
+        nominated = None if nomination is None else nomination.get(podset.name, {})
+        assignment = _assign_podset(
+            podset, requests, replace(search, assumed=usage, nominated=nominated)
+        )
         podsets.append(assignment)
         if requests and not assignment.flavors and assignment.reasons:
             break  # as upstream, the pod sets after one that cannot be assigned are not tried
@@ -205,7 +211,7 @@ def _assign_podset(podset: PodSetInfo, requests: dict[str, int], base: _Search) 
             )
         wanted = {r: requests[r] for r in group.resources if r in requests}
         search = replace(base, reasons=[], attempts=[])
-        choices = search.find(group, wanted, podset.spec)
+        choices = search.find(group, wanted, podset.spec, resource)
         merge(attempts, search.attempts, resource, group.flavors)
         if not choices:
             return PodSetAssignment(
@@ -229,9 +235,11 @@ class _Search:
     reasons: list[Reason] = field(default_factory=list)
     """Why flavors were passed over; cleared when the chosen flavor fits."""
     attempts: list[Attempt] = field(default_factory=list)
+    nominated: Mapping[str, str] | None = None
+    """Resource → the flavor the first assignment of the cycle chose (when recomputing)."""
 
     def find(
-        self, group: ResourceGroup, requests: dict[str, int], spec: PodSpec
+        self, group: ResourceGroup, requests: dict[str, int], spec: PodSpec, resource: str
     ) -> dict[str, FlavorChoice]:
         """Resource → flavor for the group's resources, or {} when no flavor works."""
         fungibility = self.cq.fungibility
@@ -239,11 +247,20 @@ class _Search:
         best_mode, tried = _WORST, -1
         for index, name in enumerate(group.flavors):
             tried = index
+            if self.nominated is not None and self.nominated.get(resource) != name:
+                self.reasons.append(
+                    Reason(
+                        "NotNominated",
+                        f"skipping flavor {name} as it is not found in the nomination mapping "
+                        f"for resource {resource}",
+                    )
+                )
+                continue
             flavor = self.flavors.get(name)
             mismatch = (
                 Reason("FlavorNotFound", f"flavor {name} not found")
                 if flavor is None
-                else _incompatible(flavor, spec)
+                else incompatible(flavor, spec)
             )
             if mismatch is not None:
                 self.reasons.append(mismatch)
@@ -365,56 +382,3 @@ def _try_next(mode: _Granular, fungibility: Fungibility) -> bool:
 
 def _show(resource: str, milli: int) -> str:
     return Resources({resource: milli}).to_list().get(resource, "0")
-
-
-def _incompatible(flavor: ResourceFlavor, spec: PodSpec) -> Reason | None:
-    name = flavor.metadata.name
-    tolerations = [*spec.tolerations, *flavor.spec.tolerations]
-    for taint in flavor.spec.nodeTaints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(
-            _tolerates(t, taint) for t in tolerations
-        ):
-            # Go's %s of the corev1.Taint upstream prints, TimeAdded unset.
-            shown = f"{{{taint.key} {taint.value or ''} {taint.effect} <nil>}}"
-            return Reason("UntoleratedTaint", f"untolerated taint {shown} in flavor {name}")
-    # Only this flavor's own label keys count (Kueue's flavorSelector).
-    if not _matches_labels(spec, flavor.spec.nodeLabels, set(flavor.spec.nodeLabels)):
-        return Reason("NodeAffinityMismatch", f"flavor {name} doesn't match node affinity")
-    return None
-
-
-def _tolerates(toleration: Toleration, taint: Taint) -> bool:
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator == "Exists":
-        return True
-    return (toleration.value or "") == (taint.value or "")
-
-
-def _matches_labels(spec: PodSpec, labels: dict[str, str], allowed_keys: set[str]) -> bool:
-    """nodeSelector and required node affinity, restricted to the flavors' label keys."""
-    for key, value in spec.nodeSelector.items():
-        if key in allowed_keys and labels.get(key) != value:
-            return False
-    affinity = spec.affinity.nodeAffinity if spec.affinity else None
-    required = affinity.requiredDuringSchedulingIgnoredDuringExecution if affinity else None
-    if required is None or not required.nodeSelectorTerms:
-        return True
-    terms = [
-        [r for r in term.matchExpressions if r.key in allowed_keys]
-        for term in required.nodeSelectorTerms
-    ]
-    # Terms are ORed: one left without a flavor key matches every flavor.
-    if any(not term for term in terms):
-        return True
-    return any(
-        all(
-            requirement_matches(
-                LabelSelectorRequirement(key=r.key, operator=r.operator, values=r.values), labels
-            )
-            for r in term
-        )
-        for term in terms
-    )
