@@ -3,8 +3,12 @@ their own and a parent, implicit cohorts, cycles, and partial admission through 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from services.cli.main import main
 from tests.unit.scheduler.kueue_builders import (
     Json,
     cluster_queue,
@@ -111,3 +115,77 @@ def test_partial_admission_admits_the_largest_count_that_fits() -> None:
     wl["spec"]["podSets"][0]["minCount"] = 2
     result = run([*BASE, cluster_queue("cq", {"default": quota("4")}), wl])
     assert result.admitted["default/partial"].podsets["main"].count == 4
+
+
+V1BETA2 = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Cohort
+metadata: {name: org}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources: [{name: cpu, nominalQuota: "4"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Cohort
+metadata: {name: team}
+spec: {parentName: org}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  cohortName: team
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: default
+      resources: [{name: cpu, nominalQuota: "1"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: wl, namespace: default}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: 6
+    minCount: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "1"}}
+"""
+
+
+def test_simulate_admit_reads_v1beta2_cohorts_and_min_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cohort.yaml"
+    path.write_text(V1BETA2)
+    assert main(["simulate", "admit", "-f", str(path), "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # 1 cpu of the queue's own and 4 of the parent Cohort's: 5 of the 6 pods (minCount 2).
+    assert out["admitted"]["default/wl"]["podSets"]["main"]["count"] == 5
+
+
+def test_a_bad_cohort_quota_exits_2_naming_the_cohort(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "cohort.yaml"
+    path.write_text(V1BETA2.replace('nominalQuota: "4"', "nominalQuota: 4x"))
+    assert main(["simulate", "admit", "-f", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Cohort org" in err and "nominalQuota" in err
