@@ -165,3 +165,12 @@ def test_a_workload_no_flavor_fits_waits_with_kueues_no_fit_reason(wl: Json, rea
     waiting = _condition(_by_key(updates)[key], "QuotaReserved")
     assert (waiting["status"], waiting["reason"]) == ("False", reason)
     assert waiting["message"].startswith("couldn't assign flavors to pod set main: ")
+
+
+def test_partial_admission_writes_the_reduced_count_into_the_admission() -> None:
+    wl = workload("partial", "1", count=6)
+    wl["spec"]["podSets"][0]["minCount"] = 2
+    result, updates = AdmissionState().decide(_setup(wl), T0)
+    assert result.admitted["default/partial"].podsets["main"].count == 2
+    assignment = _by_key(updates)["default/partial"]["admission"]["podSetAssignments"][0]
+    assert assignment["count"] == 2
