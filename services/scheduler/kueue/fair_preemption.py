@@ -66,6 +66,10 @@ class _Ordering:
     def drop(self, cq: ClusterQueueState) -> None:
         self.pruned.add(id(cq))
 
+    def _first_order(self, cq: ClusterQueueState) -> tuple[bool, bool, int, float, str]:
+        """CandidatesOrdering of a queue's first candidate, to break a tie between queues."""
+        return self.candidates[cq.name][0].candidate_order(self.preemptor.name)
+
     def _on_preemptor_path(self, cohort: Cohort) -> bool:
         return any(a is cohort for a in self.preemptor.ancestors())
 
@@ -79,7 +83,7 @@ class _Ordering:
             if (not drs.borrowing and cq is not self.preemptor) or not self.has_workload(cq):
                 self.pruned.add(id(cq))
             elif best_cq is not None and compare(drs, best_cq_drs) == 0:
-                if _first_key(self, cq) < _first_key(self, best_cq):
+                if self._first_order(cq) < self._first_order(best_cq):
                     best_cq = cq
             elif compare(drs, best_cq_drs) == 1:
                 best_cq, best_cq_drs = cq, drs
@@ -100,13 +104,6 @@ class _Ordering:
         if best_cohort is not None and compare(best_cohort_drs, best_cq_drs) >= 0:
             return self._next(best_cohort)
         return best_cq
-
-
-def _first_key(ordering: _Ordering, cq: ClusterQueueState) -> tuple[object, ...]:
-    """CandidatesOrdering of a queue's first candidate, to break a tie between queues."""
-    wl = ordering.candidates[cq.name][0]
-    own = wl.cluster_queue == ordering.preemptor.name
-    return (not wl.evicted, own, wl.info.priority, -wl.admitted_at.timestamp(), wl.info.key)
 
 
 def _almost_lcas(

@@ -123,13 +123,18 @@ def find_targets(
     workloads to preempt so that ``usage`` fits."""
     usage = {fr: v for fr, v in usage.items() if v}
     if fair_sharing is not None:
-        candidates = _ordered(_fair_candidates(info, frs, cq), cq, preempting)
-        return FairSearch(cq, snapshot, usage, frs, fair_sharing).run([c.wl for c in candidates])
+        candidates = sorted(
+            _fair_candidates(info, frs, cq), key=lambda w: w.candidate_order(cq.name, preempting)
+        )
+        return FairSearch(cq, snapshot, usage, frs, fair_sharing).run(candidates)
     search = _Search(info, frs, usage, cq, snapshot)
     own = search.own_queue()
     hierarchy, by_priority = search.in_cohort()
     ordered: list[_Candidate] = []
-    groups = [_ordered(c, cq, preempting) for c in (hierarchy, by_priority, own)]
+    groups = [
+        sorted(c, key=lambda c: c.wl.candidate_order(cq.name, preempting))
+        for c in (hierarchy, by_priority, own)
+    ]
     for evicted in (True, False):
         ordered.extend(c for group in groups for c in group if _evicted(c, preempting) == evicted)
     forbidden = cq.preemption.borrow_within_cohort == NEVER
@@ -279,10 +284,10 @@ class _Search:
 
 def _fair_candidates(
     info: WorkloadInfo, frs: set[FlavorResource], cq: ClusterQueueState
-) -> list[_Candidate]:
+) -> list[AdmittedWorkload]:
     """Kueue's findCandidates: the own queue's by policy, and every borrowing queue's of the
     cohort tree by ``reclaimWithinCohort``."""
-    found: list[_Candidate] = []
+    found: list[AdmittedWorkload] = []
     queues = [(cq, cq.preemption.within_cluster_queue)]
     if cq.parent is not None and cq.preemption.reclaim_within_cohort != NEVER:
         reclaim = cq.preemption.reclaim_within_cohort
@@ -296,7 +301,7 @@ def _fair_candidates(
             continue
         for wl in queue.workloads.values():
             if wl.uses_any(frs) and _satisfies(policy, info, wl.info):
-                found.append(_Candidate(wl, None, Variant.NEVER))
+                found.append(wl)
     return found
 
 
@@ -315,19 +320,3 @@ def _satisfies(policy: str, preemptor: WorkloadInfo, candidate: WorkloadInfo) ->
 
 def _evicted(candidate: _Candidate, preempting: Collection[str]) -> bool:
     return candidate.wl.evicted or candidate.wl.info.key in preempting
-
-
-def _ordered(
-    candidates: list[_Candidate], cq: ClusterQueueState, preempting: Collection[str]
-) -> list[_Candidate]:
-    """Kueue's CandidatesOrdering."""
-    return sorted(
-        candidates,
-        key=lambda c: (
-            not _evicted(c, preempting),
-            c.wl.cluster_queue == cq.name,
-            c.wl.info.priority,
-            -c.wl.admitted_at.timestamp(),
-            c.wl.info.key,
-        ),
-    )

@@ -8,7 +8,7 @@ time it was last evicted (Kueue's default ``requeuingTimestamp: Eviction``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -78,6 +78,20 @@ class AdmittedWorkload:
 
     def uses_any(self, frs: Iterable[FlavorResource]) -> bool:
         return any(fr in self.usage for fr in frs)
+
+    def candidate_order(
+        self, preemptor_queue: str, preempting: Collection[str] = ()
+    ) -> tuple[bool, bool, int, float, str]:
+        """Kueue's CandidatesOrdering as a sort key: already evicted (or being preempted in
+        this cycle) first, other queues before the preemptor's, lower priority, most
+        recently admitted."""
+        return (
+            not (self.evicted or self.info.key in preempting),
+            self.cluster_queue == preemptor_queue,
+            self.info.priority,
+            -self.admitted_at.timestamp(),
+            self.info.key,
+        )
 
 
 class Priorities:
