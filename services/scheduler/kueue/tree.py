@@ -4,7 +4,8 @@ A cohort named by a ClusterQueue (``cohortName``, v1beta1 ``cohort``) or by a Co
 ``parentName`` but with no Cohort object exists anyway, with no quota of its own (Kueue's
 implicit cohort). Subtree quotas are summed from the leaves up, as Kueue's
 ``updateCohortResourceNode``. A ClusterQueue whose cohort chain has a cycle is inactive
-(Kueue's ``HasCycle``) and left out of the tree.
+(Kueue's ``HasCycle``) and left out of the tree; another inactive one keeps its place in the
+quota tree but is not a member the cycle or preemption visits (Kueue's snapshot skips it).
 """
 
 from __future__ import annotations
@@ -67,6 +68,10 @@ def link(
     for c in cohorts.values():
         if c.parent is None:
             _sum_subtree(c)
+    # As Kueue's snapshot: an inactive queue still lends its quota and uses its parent's,
+    # but is no member the cycle or preemption looks at.
+    for c in cohorts.values():
+        c.members = [q for q in c.members if q.inactive_reason is None]
     return cohorts
 
 

@@ -189,3 +189,19 @@ def test_a_bad_cohort_quota_exits_2_naming_the_cohort(
     assert main(["simulate", "admit", "-f", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Cohort org" in err and "nominalQuota" in err
+
+
+def test_a_stopped_queue_still_lends_its_unused_quota() -> None:
+    stopped = cluster_queue("stopped", {"default": quota("4")}, cohort="team")
+    stopped["spec"]["stopPolicy"] = "Hold"
+    objects = [
+        *BASE,
+        cluster_queue("cq", {"default": quota("0")}, cohort="team"),
+        stopped,
+        workload("held", "2", admitted=("stopped", "default")),
+        workload("borrows", "2", minute=1),
+        workload("too-much", "1", minute=2),
+    ]
+    admitted, pending, _ = summary(run(objects))
+    assert admitted == {"default/borrows": {"main/cpu": "default"}}
+    assert pending == ["default/too-much"]
