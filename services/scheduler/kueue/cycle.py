@@ -268,7 +268,7 @@ class _Run:
                 # Kueue's reserveCapacityForUnreclaimablePreempt: a queue that cannot always
                 # reclaim what it lends holds its share, so others cannot take it meanwhile.
                 # Only for this cycle: the next one starts from a fresh snapshot in Kueue.
-                reserved = _to_reserve(entry.cq, assignment)
+                reserved = quota_to_reserve(entry.cq, assignment)
                 entry.cq.add_usage(reserved)
                 self.reserved_for_cycle.append((entry.cq, reserved))
             self._refuse(queue, entry, assignment.status())
@@ -354,8 +354,12 @@ def _usable(
     return attempt if assignment.mode == Mode.FIT or targets else None
 
 
-def _to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
-    """Kueue's quotaResourcesToReserve for a preempting workload with no targets."""
+def quota_to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
+    """Kueue's quotaResourcesToReserve: what a head holds for the rest of the cycle — its
+    usage, or, when it must preempt, what its own quota (and borrowing limit, when it
+    borrows) leaves of it."""
+    if assignment.mode != Mode.PREEMPT:
+        return dict(assignment.usage)
     reserved: Usage = {}
     for fr, amount in assignment.usage.items():
         quota, used = cq.quota(fr), cq.usage.get(fr, 0)
