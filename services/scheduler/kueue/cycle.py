@@ -1,18 +1,20 @@
 """The admission cycle: Kueue's scheduler loop run until every queue has had its say.
 
 Each ClusterQueue orders its pending workloads by priority, then queue timestamp. A Kueue
-cycle takes the head of every queue, assigns flavors (and preemption targets), sorts the
-heads (not borrowing first, then priority, then timestamp) and admits them in order,
-re-checking quota because earlier heads of the cycle used some. ``admit`` repeats cycles on
-the same snapshot until no queue has a head left to try, which is where Kueue settles when
-nothing else changes:
+cycle takes the head of every queue, assigns flavors (and preemption targets; when neither
+fits nor preempts, partial admission tries fewer pods), orders the heads (the lowest
+borrowing level first, then priority, then timestamp; with fair sharing, the fair-sharing
+tournament) and admits them in turn, re-checking quota because earlier heads of the cycle
+used some. ``admit`` repeats cycles on the same snapshot until no queue has a head left to
+try, which is where Kueue settles when nothing else changes:
 
 - a head that does not fit blocks a StrictFIFO queue; a BestEffortFIFO queue sets it aside
   and tries the next one (a namespace mismatch is set aside under both, as in Kueue);
 - a head that needs preemption marks its targets ``preempted``, reserves its quota and stays
   the head, pending until the targets are gone (a later run), so its queue waits too;
 - a head that no longer fits because of an earlier head of the same cycle is retried in the
-  next cycle.
+  next cycle; one whose targets overlap an earlier head's is assigned again as if those were
+  gone (and then waits for them when it fits).
 """
 
 from __future__ import annotations
