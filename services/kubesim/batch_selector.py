@@ -1,11 +1,13 @@
 """A batch/v1 Job's selector against its pod template, as Kubernetes validates it once the
 selector is generated (pkg/apis/batch/validation/validation.go: ``ValidateJobSpec``'s selector
-rules and ``validateGeneratedSelector``). kubesim checks these after defaulting."""
+rules and ``validateGeneratedSelector``), and ``validate_defaulted_job``: all of ``ValidateJob``
+on the defaulted Job, as the API server validates after its defaulters."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from services.kubesim.batch_validation import validate_job_spec
 from services.kubesim.fielderrors import Cause, invalid, required
 
 Obj = dict[str, Any]
@@ -94,8 +96,10 @@ def validate_selector(job: Obj) -> list[Cause]:
 
 
 def validate_defaulted_job(job: Obj, *, prefixed_labels: bool = True) -> list[Cause]:
-    """The rules that need the generated selector: ``validateGeneratedSelector`` first, as
-    ``ValidateJob`` orders them, then the selector against the template."""
-    return validate_generated_selector(job, prefixed_labels=prefixed_labels) + validate_selector(
-        job
+    """``ValidateJob`` on the defaulted Job, in its order: the generated selector, the spec,
+    the selector against the template (the pod template itself is ``validation``'s)."""
+    return (
+        validate_generated_selector(job, prefixed_labels=prefixed_labels)
+        + validate_job_spec(job)
+        + validate_selector(job)
     )

@@ -2,8 +2,8 @@
 
 ``validate_job_spec`` is ``validateJobSpec`` (without the pod template validation, which
 ``validation.validate_pod_spec`` covers in part) plus ``ValidateJob``'s Indexed hostname check;
-it runs on the object as sent, before defaulting; the selector rules, which need the generated
-selector, are ``batch_selector``'s and run after defaulting. ``validate_job_update`` is
+it runs on the defaulted Job (``batch_selector.validate_defaulted_job``), as the API server
+validates after its defaulters. ``validate_job_update`` is
 ``ValidateJobSpecUpdate``'s immutable fields.
 """
 
@@ -349,7 +349,7 @@ def _restart_policy(spec: Obj) -> list[Cause]:
 
 
 def validate_job_spec(job: Obj) -> list[Cause]:
-    """``validateJobSpec`` and ``ValidateJob``'s Indexed hostname rule, before defaulting."""
+    """``validateJobSpec`` and ``ValidateJob``'s Indexed hostname rule."""
     spec = job.get("spec") or {}
     causes: list[Cause] = []
     for name in _NONNEGATIVE:

@@ -15,6 +15,7 @@ from aiohttp import web
 
 from services.kubesim import apierrors, tables
 from services.kubesim.apierrors import ApiError
+from services.kubesim.apiwarnings import collecting, header_value, warn
 from services.kubesim.bodies import read_body
 from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
@@ -94,11 +95,16 @@ class ApiHandler:
             if body is None:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return respond(body)
-        response = await self._serve(request, resolved)
-        warning = resolved.rtype.deprecation_warning
-        if warning and not response.prepared:
-            # As the API server for a deprecated version: one RFC 7234 warning per response.
-            response.headers["Warning"] = f'299 - "{warning}"'
+        with collecting() as warnings:
+            if resolved.rtype.deprecation_warning:
+                warn(resolved.rtype.deprecation_warning)
+            try:
+                response = await self._serve(request, resolved)
+            except ApiError as exc:
+                response = respond(exc.status(), exc.code)
+            if not response.prepared:
+                for text in warnings:
+                    response.headers.add("Warning", header_value(text))
         return response
 
     async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from services.kubesim import apierrors
-from services.kubesim.defaulting import apply_defaults
+from services.kubesim.defaulting import apply_defaults, decode_defaults
 from services.kubesim.registry import Registry, ResourceType
 from services.kubesim.validation import validate, validate_defaulted, validate_update
 from services.kubesim.watch import Event, WatchHub
@@ -193,6 +193,7 @@ class Store:
         name = meta.get("name") or ""
         body["apiVersion"] = rtype.api_version
         body["kind"] = rtype.kind
+        decode_defaults(rtype.api_version, rtype.kind, body)
         causes = validate(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)

@@ -180,8 +180,9 @@ def _batch_job(obj: Obj) -> list[Cause]:
         value = spec.get(name)
         if value is not None and not isinstance(value, int):
             return [bad_value(f"spec.{name}", value, "must be an integer")]
-    causes = validate_pod_spec(template.get("spec"), "spec.template.spec")
-    return causes + batch_validation.validate_job_spec(obj)
+    # The spec rules need the defaults (completions, pod failure policy statuses, the selector):
+    # ``validate_defaulted``.
+    return validate_pod_spec(template.get("spec"), "spec.template.spec")
 
 
 def _replicas(value: Any, field: str) -> list[Cause]:

@@ -14,6 +14,7 @@ from typing import Any
 from services.kubesim import apierrors
 from services.kubesim.admission import pytorchjob, volcano_job, volcano_podgroup, volcano_queue
 from services.kubesim.admission.queues import ListedQueues, QueueLister
+from services.kubesim.apiwarnings import warn
 from services.kubesim.resourcetype import ResourceType
 
 Obj = dict[str, Any]
@@ -39,7 +40,10 @@ def _queue(operation: str, new: Obj, old: Obj | None, queues: QueueLister) -> st
 def _pytorchjob(operation: str, new: Obj, old: Obj | None, queues: QueueLister) -> str:
     if operation == "DELETE":
         return ""
-    return pytorchjob.admit_pytorchjob(operation, new)[1]
+    warnings, message = pytorchjob.admit_pytorchjob(operation, new)
+    for text in warnings:
+        warn(text)  # the webhook's admission warnings reach kubectl as Warning headers
+    return message
 
 
 # (group, plural) → (webhook name, check); the storage versions the webhooks are registered for.

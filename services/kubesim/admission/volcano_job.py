@@ -24,6 +24,8 @@ from services.kubesim.admission.volcano_topology import (
     validate_partition_policy,
 )
 from services.kubesim.fielderrors import qualified_name_errors
+from shared.errors import QuantityError
+from shared.quantities import parse_quantity
 
 Obj = dict[str, Any]
 WEBHOOK = "validatejob.volcano.sh"
@@ -60,9 +62,6 @@ def _task_topology_policy(task: Obj, index: int) -> str:
 
 
 def _whole_cpus(value: Any) -> bool:
-    from shared.errors import QuantityError
-    from shared.quantities import parse_quantity
-
     if value is None:
         return False
     try:

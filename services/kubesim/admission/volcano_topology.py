@@ -25,7 +25,7 @@ def validate_partition_policy(task: Obj, job_name: str) -> str:
     policy = task.get("partitionPolicy")
     if policy is None:
         return ""
-    name, where = task.get("name", ""), f"in task: {task.get('name', '')}, job: {job_name}"
+    where = f"in task: {task.get('name', '')}, job: {job_name}"
     total, size = policy.get("totalPartitions", 0), policy.get("partitionSize", 0)
     minimum, min_available = policy.get("minPartitions", 0), task.get("minAvailable")
     out = ""
@@ -38,7 +38,6 @@ def validate_partition_policy(task: Obj, job_name: str) -> str:
     elif min_available is not None and minimum > 0 and minimum * size != min_available:
         # Only when minPartitions is set: without it minAvailable falls back to replicas.
         out = f"'MinAvailable' is not equal to MinPartitions*PartitionSize {where}"
-    del name
     return out + validate_network_topology(policy.get("networkTopology"))
 
 

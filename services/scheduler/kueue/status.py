@@ -175,7 +175,7 @@ def _workload_status(
         set_condition(conditions, PREEMPTED, "True", reason, message, now)
     elif key in result.pending and not holds_quota(wl):
         why: Status = result.pending[key]
-        reason = _PENDING_REASONS.get(why.reason, "WaitingForQuota")
+        reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
         set_condition(conditions, QUOTA_RESERVED, "False", reason, why.message, now)
     if new_admission is None and same_ignoring_time(current, conditions):
         return None

@@ -144,7 +144,7 @@ def _job(name: str, **spec: Any) -> Obj:
         (_job("per-index", backoffLimitPerIndex=1),
          'Job.batch "per-index" is invalid: spec.backoffLimitPerIndex: Invalid value: 1: '
          "requires indexed completion mode"),
-        (_job("indexed", completionMode="Indexed"),
+        (_job("indexed", completionMode="Indexed", parallelism=2),
          'Job.batch "indexed" is invalid: spec.completions: Required value: when completion '
          "mode is Indexed"),
         (_job("manual", manualSelector=True, selector={"matchLabels": {"a": "b"}}),
@@ -203,3 +203,19 @@ async def test_absurd_sizes_are_422(sim: KubeSim, path: str, body: Obj, field: s
     assert code == 422
     assert f"{field}: Invalid value: " in status["message"]
     assert status["details"]["causes"][0]["field"] == field
+
+
+async def test_webhook_warnings_reach_the_client(sim: KubeSim) -> None:
+    replica = {"replicas": 1, "template": {"spec": {"containers": [
+        {"name": "pytorch", "image": "pytorch"}]}}}  # fmt: skip
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "elastic"},
+           "spec": {"elasticPolicy": {"nProcPerNode": 1},
+                    "pytorchReplicaSpecs": {"Master": replica, "Worker": replica}}}  # fmt: skip
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(sim.url + PYTORCHJOBS, json=job) as response,
+    ):
+        assert response.status == 201
+        assert response.headers.getall("Warning") == [
+            '299 - "spec.elasticPolicy.nProcPerNode is deprecated, use spec.nprocPerNode instead"'
+        ]

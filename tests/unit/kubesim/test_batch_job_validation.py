@@ -1,6 +1,7 @@
 """Ported from kubernetes pkg/apis/batch/validation/validation_test.go, ``TestValidateJob``
-(its success and error cases; row ids are upstream's case names). As upstream, an error row
-lists the expected errors by field and type (``field.ErrorType``), compared as a multiset."""
+(its success and error cases; row ids are upstream's case names). As upstream, the Job is
+validated as given (``ValidateJob``, no defaulting) and an error row lists the expected errors by
+field and type (``field.ErrorType``), compared as a multiset."""
 
 from __future__ import annotations
 
