@@ -54,6 +54,7 @@ DEFAULT_KINDS = (
     "kueue.x-k8s.io/v1beta1/ClusterQueue",
     "kueue.x-k8s.io/v1beta1/LocalQueue",
     "kueue.x-k8s.io/v1beta1/Workload",
+    "kueue.x-k8s.io/v1beta1/Cohort",
 )
 
 
