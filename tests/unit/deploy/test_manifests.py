@@ -361,6 +361,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
     "binder": _rules(
         ("core", "pods", "get"),
         ("core", "pods/binding pods/eviction", "create"),
+        ("core", "pods/status", "patch"),
         ("scheduling.volcano.sh", "podgroups/status", "patch"),
         ("kueue.x-k8s.io", "workloads/status clusterqueues/status localqueues/status", "patch"),
         EVENTS,
