@@ -34,6 +34,7 @@ from shared.events import (
     PodEvictFailed,
     PodGroupStatusDecided,
 )
+from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError, KubeClient
 from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
 from shared.kube.events import event_manifest
@@ -54,10 +55,12 @@ class Executor:
         producer: str,
         fence: EpochFence,
         post_events: bool = True,
+        hops: HopMetrics | None = None,
     ) -> None:
         self._kube = kube
         self._producer = producer
         self._post_events = post_events
+        self._hops = hops
         self.fence = fence
 
     async def execute(self, decision: Envelope) -> Envelope | None:
@@ -75,11 +78,14 @@ class Executor:
             return dropped
         try:
             if isinstance(decision, PodBindDecided):
-                return await self._bind(decision)
+                result = await self._bind(decision)
+                self._timed(decision, BIND_CALL, ENTERED_TO_BOUND)
+                return result
             if isinstance(decision, PodEvictDecided):
                 return await self._evict(decision)
             if isinstance(decision, PodGroupStatusDecided):
                 await self._podgroup_status(decision)
+                self._timed(decision, BINDER_STATUS_PATCH)
                 return None
             if isinstance(decision, KueueStatusDecided):
                 await kueue.write_status(self._kube, decision, self._normal_event)
@@ -90,6 +96,16 @@ class Executor:
             raise
         raise TypeError(f"not a decision: {type(decision).__name__}")
 
+    def _timed(self, d: Envelope, hop: str, entered_hop: str = "") -> None:
+        """``hop`` began when the scheduler decided; ``entered_hop`` when the watcher saw the
+        object the decision is about."""
+        if self._hops is None:
+            return
+        now = time.time()
+        self._hops.observe(hop, d.occurred_at, now)
+        if entered_hop:
+            self._hops.observe(entered_hop, d.entered_at, now)
+
     async def _bind(self, d: PodBindDecided) -> Envelope:
         namespace, name = split_key(d.key)
         common: dict[str, Any] = {
@@ -99,6 +115,7 @@ class Executor:
             "decision_id": d.id,
             "epoch": d.epoch,
             "producer": self._producer,
+            "entered_at": d.entered_at,
         }
         try:
             await self._kube.bind(namespace, name, d.node, uid=d.pod_uid or None)

@@ -20,6 +20,7 @@ from services.binder.executor import Executor, execute_all
 from services.binder.fencing import EpochFence
 from shared.bus import Bus, Outgoing, Record
 from shared.events import Decision, Envelope, decision_decoder, encode
+from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, HopMetrics
 from shared.kube import KubeClient
 from shared.service import ServiceShell
 
@@ -44,7 +45,13 @@ async def run_binder(
 ) -> None:
     topics = shell.topics
     fence = EpochFence(producer=shell.service)
-    executor = Executor(kube, producer=shell.service, fence=fence, post_events=settings.post_events)
+    hops = HopMetrics(shell.registry)
+    executing = [0]  # decisions of the batch in hand: the binder's queue depth
+    for hop in (BIND_CALL, BINDER_STATUS_PATCH):
+        hops.depth(hop, lambda: float(executing[0]))
+    executor = Executor(
+        kube, producer=shell.service, fence=fence, post_events=settings.post_events, hops=hops
+    )
     outcomes = Counter(
         "shoal_binder_outcomes", "decision outcomes", ["outcome"], registry=shell.registry
     )
@@ -64,7 +71,11 @@ async def run_binder(
             decisions: list[Envelope] = [record.value for record in batch]
             if fence.unknown(decisions):
                 await read_leader_log()  # a new leader, or a forged epoch: the log decides
-            results = await execute_all(executor, decisions, settings.concurrency)
+            executing[0] = len(decisions)
+            try:
+                results = await execute_all(executor, decisions, settings.concurrency)
+            finally:
+                executing[0] = 0
             if results:
                 await bus.produce_many(
                     topics.results,

@@ -38,11 +38,19 @@ from shared.events import (
     KueueStatusDecided,
     PodBindDecided,
     PodEvictDecided,
+    PodGroupStatusDecided,
     Result,
     StateEvent,
     encode,
     result_decoder,
     state_decoder,
+)
+from shared.hops import (
+    BIND_DECISION,
+    BIND_OBSERVED,
+    PODGROUP_ENQUEUE_DECISION,
+    SCHEDULING_CYCLE,
+    HopMetrics,
 )
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
@@ -116,6 +124,12 @@ class Scheduler:
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
         self.metrics = Metrics(shell)
+        self.hops = HopMetrics(shell.registry)
+        waits = self.state.waits
+        self.hops.depth(PODGROUP_ENQUEUE_DECISION, lambda: float(len(waits.podgroups)))
+        self.hops.depth(SCHEDULING_CYCLE, lambda: float(len(waits.pods)))
+        self.hops.depth(BIND_DECISION, lambda: float(len(waits.pods)))
+        self.hops.depth(BIND_OBSERVED, lambda: float(len(self.state.assumed)))
         self.cycle = 0
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None
@@ -124,7 +138,8 @@ class Scheduler:
         return sorted({self.topics.state(kind) for kind in STATE_KINDS})
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
-        self.state.apply_state(records)
+        self.state.apply_state(records, now=time.time())
+        self.hops.durations(BIND_OBSERVED, self.state.waits.drain())
         self.changed.set()
 
     async def on_results(self, records: Sequence[Record[Result]]) -> None:
@@ -167,6 +182,7 @@ class Scheduler:
 
     async def run_cycle(self) -> list[Envelope]:
         now = time.time()
+        began = now
         self.cycle += 1
         self.state.expire(now)
         started = time.perf_counter()
@@ -195,6 +211,7 @@ class Scheduler:
                 updates, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
             )
         await self.publish(envelopes)
+        self.observe_hops(envelopes, began=began)
         self.metrics.cycles.inc()
         self.metrics.session.observe(session_s)
         self.metrics.assumed.set(len(self.state.assumed))
@@ -219,6 +236,15 @@ class Scheduler:
             )
             await self.bus.produce(self.topics.cycles, encode(record), key=b"cycle")
         return envelopes
+
+    def observe_hops(self, envelopes: list[Envelope], *, began: float) -> None:
+        now = time.time()
+        self.hops.observe(SCHEDULING_CYCLE, began, now)
+        for e in envelopes:
+            if isinstance(e, PodBindDecided):
+                self.hops.observe(BIND_DECISION, e.entered_at, now)
+            elif isinstance(e, PodGroupStatusDecided):
+                self.hops.observe(PODGROUP_ENQUEUE_DECISION, e.entered_at, now)
 
     async def publish(self, envelopes: list[Envelope]) -> None:
         by_topic: dict[str, list[Outgoing]] = {}

@@ -20,6 +20,7 @@ import msgspec
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
 from services.scheduler.result import SessionResult
 from services.scheduler.snapshot import Snapshot
+from services.scheduler.waits import Waits
 from shared.bus import Record
 from shared.cache import ObjectCache
 from shared.events import (
@@ -62,25 +63,39 @@ class SchedulerState:
         self.positions: dict[str, int] = {}
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
+        self.waits = Waits(ttl=assume_ttl)
 
     # --- inputs ------------------------------------------------------------------------------
 
-    def apply_state(self, records: Sequence[Record[StateEvent]]) -> None:
+    def apply_state(self, records: Sequence[Record[StateEvent]], *, now: float = 0.0) -> None:
+        """``now``: the wall clock, to time the waits of live records (0: not timed)."""
         for record in records:
             obj = self.cache.apply(record.value)
             self.positions[f"{record.topic}/{record.partition}"] = record.offset + 1
             if isinstance(obj, Pod):
-                self._observe_pod(obj, deleted=self.cache.get(POD, _key(obj)) is None)
+                deleted = self.cache.get(POD, _key(obj)) is None
+                self._observe_pod(obj, deleted=deleted, observed=record.value.occurred_at, now=now)
+            elif isinstance(obj, PodGroup) and now:
+                key = object_key(obj.metadata.namespace, obj.metadata.name)
+                pending = obj.status.phase in ("", "Pending")
+                if pending and self.cache.get(PODGROUP, key) is None:
+                    pending = False  # deleted
+                self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
 
-    def _observe_pod(self, pod: Pod, *, deleted: bool) -> None:
+    def _observe_pod(self, pod: Pod, *, deleted: bool, observed: float, now: float) -> None:
         key = _key(pod)
         assumption = self.assumed.get(key)
+        confirmed = False
         if assumption is not None and (
             deleted or pod.spec.nodeName or pod.metadata.uid != assumption.uid
         ):
+            confirmed = not deleted and bool(pod.spec.nodeName)
             del self.assumed[key]
         if key in self.evicting and (deleted or pod.metadata.deletionTimestamp):
             del self.evicting[key]
+        if now:
+            pending = not (deleted or pod.spec.nodeName or pod.metadata.deletionTimestamp)
+            self.waits.pod(key, pending=pending, bound=confirmed, observed=observed, now=now)
 
     def apply_results(self, results: Iterable[Envelope]) -> None:
         for result in results:
@@ -89,7 +104,9 @@ class SchedulerState:
             elif isinstance(result, PodEvictFailed | PodEvicted):
                 self.evicting.pop(result.key, None)
             elif isinstance(result, PodBound):
-                pass  # confirmed when the pod's own record shows the node
+                # Confirmed when the pod's own record shows the node; until then it is timed.
+                awaited = result.key in self.assumed
+                self.waits.bound(result.key, at=result.occurred_at, awaited=awaited)
 
     # --- one cycle -----------------------------------------------------------------------------
 
@@ -98,6 +115,7 @@ class SchedulerState:
             del self.assumed[key]
         for key in [k for k, since in self.evicting.items() if now - since > self.assume_ttl]:
             del self.evicting[key]
+        self.waits.expire(now)
 
     def restore(self, assumed: Mapping[str, str], evicting: Iterable[str], *, now: float) -> None:
         """Put back the in-flight decisions a recorded cycle saw (``shoal replay``)."""
@@ -148,6 +166,7 @@ class SchedulerState:
                     node=node,
                     podgroup=group,
                     cycle=cycle,
+                    entered_at=self.waits.pods.get(key, 0.0),
                     **common,
                 )
             )
@@ -183,6 +202,7 @@ class SchedulerState:
                     phase=update.phase,
                     conditions=status["conditions"],
                     cycle=cycle,
+                    entered_at=self.waits.podgroups.get(key, 0.0),
                     **common,
                 )
             )

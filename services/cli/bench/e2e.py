@@ -11,6 +11,8 @@ four services as processes), then measures two things against architecture §7:
 
 Pods carry no duration, so they keep running: the benchmark measures binding, not completion.
 Binding is observed through a pod watch, as a user would see it. RSS per process is sampled.
+Per hop of the chain (``shared.hops``), the services' own histograms give the p50/p99 time
+spent and their gauges the queue depth, for the light-load run and for the burst.
 """
 
 from __future__ import annotations
@@ -21,10 +23,19 @@ import json
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.cli.bench.hops import (
+    DepthSampler,
+    difference,
+    hop_buckets,
+    render_rows,
+    scrape,
+    slowest,
+    table,
+)
 from shared.errors import UserError
 
 Json = dict[str, Any]
@@ -188,15 +199,27 @@ async def bench(args: argparse.Namespace) -> Json:
                 await asyncio.sleep(1)
 
         sampling = asyncio.create_task(sample_rss())
+        ports = {n: p.health_port for n, p in stack.services.items() if p.health_port}
+        light_depths = DepthSampler(ports)
+        burst_depths = DepthSampler(ports)
         try:
             print(f"light load: {args.light_jobs} jobs of {args.pods_per_job} pods, one by one")
+            at_start = hop_buckets(await scrape(ports))
+            depth_task = asyncio.create_task(light_depths.run())
             light = await _light(kube, binding, args.light_jobs, args.pods_per_job)
+            depth_task.cancel()
+            after_light = hop_buckets(await scrape(ports))
             print(f"burst: {args.jobs} jobs x {args.pods_per_job} pods on {args.nodes} nodes")
+            depth_task = asyncio.create_task(burst_depths.run())
             started, last_bound = await _burst(kube, binding, args)
+            depth_task.cancel()
+            after_burst = hop_buckets(await scrape(ports))
         finally:
             watching.cancel()
             sampling.cancel()
             await kube.close()
+        light_hops = table(difference(at_start, after_light), light_depths.samples)
+        burst_hops = table(difference(after_light, after_burst), burst_depths.samples)
         burst = [f"job-{i}" for i in range(args.jobs)]
         bound_pods = sum(len(binding.bound.get(n, {})) for n in burst)
         latencies = binding.latencies(burst)
@@ -226,6 +249,10 @@ async def bench(args: argparse.Namespace) -> Json:
             "light_jobs": args.light_jobs,
             "light_p50_s": round(statistics.median(light), 3) if light else None,
             "light_max_s": round(max(light), 3) if light else None,
+            "light_first_s": round(light[0], 3) if light else None,
+            "hops_light": [asdict(r) for r in light_hops],
+            "hops_burst": [asdict(r) for r in burst_hops],
+            "slowest_hop_burst": slowest(burst_hops),
             "rss_mib_at_end": {k: round(v or 0.0, 1) for k, v in stack.rss().items()},
             "rss_mib_peak": {k: round(v, 1) for k, v in rss_peak.items()},
             "workdir": str(workdir),
@@ -246,7 +273,12 @@ def render(result: Json) -> str:
         f"created -> bound p50 {result['pod_created_to_bound_p50_s']} s, "
         f"p99 {result['pod_created_to_bound_p99_s']} s (scheduler + binder)",
         f"  light load   p50 {result['light_p50_s']} s, max {result['light_max_s']} s over "
-        f"{result['light_jobs']} jobs (target p50 < 1.5 s)",
+        f"{result['light_jobs']} jobs; first job after start {result['light_first_s']} s "
+        "(targets: p50 <= 0.2 s, first <= 1 s)",
+        "  per hop, light load:",
+        *render_rows(result["hops_light"]),
+        f"  per hop, burst (slowest: {result['slowest_hop_burst']}):",
+        *render_rows(result["hops_burst"]),
         "  RSS MiB      "
         + ", ".join(
             f"{k} {result['rss_mib_peak'].get(k, v)} (end {v})"

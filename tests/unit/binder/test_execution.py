@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+from prometheus_client import CollectorRegistry
 
 from services.binder.executor import Executor, execute_all
 from services.binder.fencing import EpochFence
@@ -17,6 +19,7 @@ from shared.events import (
     PodEvictDecided,
     PodEvicted,
 )
+from shared.hops import BIND_CALL, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError
 
 
@@ -100,3 +103,28 @@ async def test_evicting_a_pod_that_is_gone_counts_as_evicted() -> None:
     kube = FakeKube()
     results = await run(kube, [PodEvictDecided(key="ns/x", pod_uid="u", epoch=1)])
     assert isinstance(results[0], PodEvicted)
+
+
+async def test_bind_is_timed_from_the_decision_and_from_when_the_pod_entered() -> None:
+    kube = FakeKube()
+    kube.nodes["ns/a"] = None
+    registry = CollectorRegistry()
+    fence = EpochFence(producer="test")
+    fence.learn([1])
+    executor = Executor(
+        kube,  # type: ignore[arg-type]
+        producer="test",
+        fence=fence,
+        post_events=False,
+        hops=HopMetrics(registry),
+    )
+    now = time.time()
+    decision = PodBindDecided(
+        key="ns/a", pod_uid="u", node="n1", epoch=1, occurred_at=now - 1, entered_at=now - 3
+    )
+    [result] = await execute_all(executor, [decision], concurrency=1)
+    assert isinstance(result, PodBound) and result.entered_at == now - 3
+    call = registry.get_sample_value("shoal_hop_seconds_sum", {"hop": BIND_CALL})
+    whole = registry.get_sample_value("shoal_hop_seconds_sum", {"hop": ENTERED_TO_BOUND})
+    assert call is not None and 1.0 <= call < 2.0
+    assert whole is not None and 3.0 <= whole < 4.0
