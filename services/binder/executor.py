@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from typing import Any
 
@@ -39,7 +38,8 @@ from shared.kube import ApiError, KubeClient
 from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
 from shared.kube.events import event_manifest
 from shared.kube.keys import split_key
-from shared.kube.resources import EVENT, POD, PODGROUP
+from shared.kube.recording import EventRecorder
+from shared.kube.resources import POD, PODGROUP
 
 COMPONENT = "shoal-binder"
 _log = structlog.get_logger()
@@ -62,6 +62,11 @@ class Executor:
         self._post_events = post_events
         self._hops = hops
         self.fence = fence
+        self.events = EventRecorder(kube)
+
+    async def close(self) -> None:
+        """Post the Events still queued (briefly) and stop the posters."""
+        await self.events.close()
 
     async def execute(self, decision: Envelope) -> Envelope | None:
         dropped = self.fence.admit(decision)
@@ -224,9 +229,9 @@ class Executor:
             component=COMPONENT,
             now=time.time(),
         )
-        # Events are best effort, never a reason to redo a bind.
-        with contextlib.suppress(*CALL_ERRORS):
-            await self._kube.create(EVENT, event)
+        # Events are best effort and posted in the background, as kube-scheduler's
+        # broadcaster does: a bind never waits for the Event that reports it.
+        self.events.record(event)
 
 
 async def _with_retries(executor: Executor, decision: Envelope, attempts: int) -> Envelope | None:

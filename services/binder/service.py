@@ -87,11 +87,16 @@ async def run_binder(
     await bus.create_topics([*topics.decisions(), topics.results])
     await bus.create_topics([topics.leader], partitions=1)
     await read_leader_log()
-    shell.readiness.mark_ready()
-    await bus.consume(
-        topics=topics.decisions(),
-        group=settings.group,
-        decode=decision_decoder.decode,
-        handler=handle,
-        stopping=stopping,
-    )
+    try:
+        # Ready once the group gave us partitions (the embedded broker takes seconds to settle
+        # a group): before that, a decision would wait for the join, not for the binder.
+        await bus.consume(
+            topics=topics.decisions(),
+            group=settings.group,
+            decode=decision_decoder.decode,
+            handler=handle,
+            stopping=stopping,
+            on_assigned=shell.readiness.mark_ready,
+        )
+    finally:
+        await executor.close()

@@ -55,6 +55,7 @@ class StackConfig:
     env: Mapping[str, str] = field(default_factory=dict)
     kubesim_args: Sequence[str] = ()
     topic_prefix: str = "shoal."
+    profile_dir: Path | None = None  # sample each process's stacks (services.cli.bench.sampling)
 
 
 @dataclass
@@ -125,7 +126,11 @@ class Stack:
         self.kubesim: Process | None = None
         self.services: dict[str, Process] = {}
 
-    def _python(self, *args: str) -> list[str]:
+    def _python(self, *args: str, profile: str = "") -> list[str]:
+        if profile and self.config.profile_dir is not None:
+            out = str(self.config.profile_dir / f"{profile}.txt")
+            sampler = ["-m", "services.cli.bench.sampling", out, "services.cli.main"]
+            return [sys.executable, *sampler, *args]
         return [sys.executable, "-m", "services.cli.main", *args]
 
     def service_env(self, name: str, health_port: int) -> dict[str, str]:
@@ -195,6 +200,7 @@ class Stack:
             "--kubeconfig-out",
             str(self.kubeconfig),
             *self.config.kubesim_args,
+            profile="kubesim",
         )
         self.kubesim = Process(
             "kubesim", argv, dict(os.environ), self.workdir / "logs" / "kubesim.log"
@@ -210,7 +216,7 @@ class Stack:
         port = free_port()
         return Process(
             name,
-            self._python("run", name),
+            self._python("run", name, profile=name),
             self.service_env(name, port),
             self.workdir / "logs" / f"{name}.log",
             health_port=port,

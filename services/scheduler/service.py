@@ -157,7 +157,6 @@ class Scheduler:
         self.shell.log.info(
             "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)
         )
-        self.shell.readiness.mark_ready()
         self.changed.set()  # decide as soon as leading: the rebuilt cache is news
         return [
             asyncio.create_task(
@@ -279,6 +278,13 @@ class Scheduler:
                 except Exception:  # a bad cycle must not end the scheduler; the next one retries
                     self.shell.log.exception("cycle failed", cycle=self.cycle)
 
+    async def ready_when_role_known(self, stopping: asyncio.Event) -> None:
+        """Ready once the cache is rebuilt and the election says whether this replica leads:
+        before that, a job would wait for the election (seconds on the embedded broker)."""
+        await self.leadership.known.wait()
+        self.shell.readiness.mark_ready()
+        await stopping.wait()
+
     async def run(self, stopping: asyncio.Event) -> None:
         followers = await self.start(stopping)
         if self.settings.standalone:
@@ -303,6 +309,7 @@ class Scheduler:
             *followers,
             asyncio.create_task(leader, name="leadership"),
             asyncio.create_task(self.cycles(stopping), name="cycles"),
+            asyncio.create_task(self.ready_when_role_known(stopping), name="readiness"),
         ]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

@@ -11,7 +11,7 @@ partition's high watermark as the first fetch reports it (`end_offsets()` is wro
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -129,10 +129,11 @@ class KafkaBus:
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        on_assigned: Callable[[], None] | None = None,
     ) -> None:
         await self.create_topics([self.dead_letter_topic])
         consumer = self._consumer(group_id=group)
-        guard = _InFlight(group)
+        guard = _InFlight(group, on_assigned)
         await consumer.start()
         try:
             consumer.subscribe(topics=list(topics), listener=guard)
@@ -257,9 +258,10 @@ class KafkaBus:
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
     """Holds the batch lock; revocation waits on it, so partitions move between batches."""
 
-    def __init__(self, group: str) -> None:
+    def __init__(self, group: str, on_assigned: Callable[[], None] | None = None) -> None:
         self.lock = asyncio.Lock()
         self.revoking = False
+        self._on_assigned = on_assigned
         self._log = _log.bind(group=group)
 
     async def on_partitions_revoked(self, revoked: set[KafkaTopicPartition]) -> None:
@@ -273,6 +275,8 @@ class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
     async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
         # Positions come from the group's committed offsets; there is nothing of ours to commit.
         self._log.info("partitions assigned", partitions=sorted(map(tuple, assigned)))
+        if self._on_assigned is not None:
+            self._on_assigned()
 
 
 async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: bool) -> None:

@@ -53,6 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600, help="deadline of the burst (s)")
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--profile", type=Path, help="write a sampled stack profile of each process here"
+    )
 
 
 @dataclass
@@ -180,7 +183,11 @@ async def bench(args: argparse.Namespace) -> Json:
     from shared.kube import KubeClient, resource_for
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-e2e-"))
-    config = StackConfig(workdir=workdir, nodes=args.nodes, node_cpu=args.node_cpu)
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    config = StackConfig(
+        workdir=workdir, nodes=args.nodes, node_cpu=args.node_cpu, profile_dir=args.profile
+    )
     stack = Stack(config)
     rss_peak: dict[str, float] = {}
     try:
