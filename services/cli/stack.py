@@ -37,6 +37,16 @@ def free_port() -> int:
         return port
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time process ``pid`` used so far (from /proc; None if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 EMBEDDED_SCHEDULER_NAMES = ",".join((*SHOAL_SCHEDULER_NAMES, DEFAULT_SCHEDULER_NAME))
 
 
@@ -101,6 +111,11 @@ class Process:
             self.signal(signal.SIGKILL)
             code = self.wait(5)
         return code
+
+    def cpu_seconds(self) -> float | None:
+        if not self.alive() or self.popen is None:
+            return None
+        return cpu_seconds(self.popen.pid)
 
     def rss_mib(self) -> float | None:
         if not self.alive() or self.popen is None:
@@ -258,11 +273,21 @@ class Stack:
         self.services[name].start()
         await self.wait_ready(timeout=timeout, names=[name])
 
-    def rss(self) -> dict[str, float | None]:
+    def _parts(self) -> dict[str, Process]:
         parts = dict(self.services)
         if self.kubesim:
             parts["kubesim"] = self.kubesim
-        return {name: p.rss_mib() for name, p in parts.items()}
+        return parts
+
+    def rss(self) -> dict[str, float | None]:
+        return {name: p.rss_mib() for name, p in self._parts().items()}
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds used so far per process, the embedded broker included."""
+        used = {name: p.cpu_seconds() for name, p in self._parts().items()}
+        if self.broker is not None:
+            used["broker"] = cpu_seconds(self.broker.pid) if self.broker.pid else None
+        return {name: seconds for name, seconds in used.items() if seconds is not None}
 
     def stop(self, *, grace: float = 20.0) -> dict[str, int | None]:
         codes: dict[str, int | None] = {}

@@ -131,6 +131,7 @@ class Scheduler:
         self.hops.depth(BIND_DECISION, lambda: float(len(waits.pods)))
         self.hops.depth(BIND_OBSERVED, lambda: float(len(self.state.assumed)))
         self.cycle = 0
+        self.last_decided = 0.0  # wall time of the last cycle that published decisions
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None
 
@@ -269,14 +270,30 @@ class Scheduler:
             wait = s.min_interval - (time.monotonic() - last)
             if wait > 0:
                 await asyncio.sleep(wait)
+            changed = self.changed.is_set()
             self.changed.clear()
             self.metrics.epoch.set(self.leadership.epoch)
-            if self.leadership.leading and not stopping.is_set():
-                last = time.monotonic()
-                try:
-                    await self.run_cycle()
-                except Exception:  # a bad cycle must not end the scheduler; the next one retries
-                    self.shell.log.exception("cycle failed", cycle=self.cycle)
+            if not self.leadership.leading or stopping.is_set():
+                continue
+            if not changed and self.at_rest():
+                continue  # the same inputs would decide nothing again: stay idle
+            last = time.monotonic()
+            try:
+                envelopes = await self.run_cycle()
+                if envelopes:
+                    self.last_decided = time.time()
+            except Exception:  # a bad cycle must not end the scheduler; the next one retries
+                self.shell.log.exception("cycle failed", cycle=self.cycle)
+
+    def at_rest(self) -> bool:
+        """Whether a periodic cycle can be skipped. Volcano runs one every period; with no
+        change since the last cycle, nothing pending and no status awaiting its resend check,
+        it would decide exactly nothing (and record that it did, forever, at rest)."""
+        if time.time() - self.last_decided <= self.settings.status_resend + self.settings.period:
+            return False
+        if self.settings.kueue and self.admission.has_work(self.state.cache):
+            return False
+        return self.state.at_rest()
 
     async def ready_when_role_known(self, stopping: asyncio.Event) -> None:
         """Ready once the cache is rebuilt and the election says whether this replica leads:

@@ -117,6 +117,24 @@ class SchedulerState:
             del self.evicting[key]
         self.waits.expire(now)
 
+    def at_rest(self) -> bool:
+        """Nothing for a cycle to do unless something changes: no decision in flight, no pod
+        waiting for a node and no PodGroup waiting to be enqueued."""
+        if self.assumed or self.evicting:
+            return False
+        for pod in self.cache.objects(POD):
+            if (
+                isinstance(pod, Pod)
+                and not pod.spec.nodeName
+                and pod.metadata.deletionTimestamp is None
+                and pod.status.phase in ("", "Pending")
+            ):
+                return False
+        return not any(
+            isinstance(pg, PodGroup) and pg.status.phase in ("", "Pending")
+            for pg in self.cache.objects(PODGROUP)
+        )
+
     def restore(self, assumed: Mapping[str, str], evicting: Iterable[str], *, now: float) -> None:
         """Put back the in-flight decisions a recorded cycle saw (``shoal replay``)."""
         self.assumed = {}

@@ -11,6 +11,7 @@ partition's high watermark as the first fetch reports it (`end_offsets()` is wro
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
@@ -135,12 +136,14 @@ class KafkaBus:
         consumer = self._consumer(group_id=group)
         guard = _InFlight(group, on_assigned)
         await consumer.start()
+        pacing = Pacing(consumer, self._settings)
         try:
             consumer.subscribe(topics=list(topics), listener=guard)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
                 )
+                pacing.polled(bool(fetched))
                 if not fetched:
                     continue
                 async with guard.lock:
@@ -199,10 +202,12 @@ class KafkaBus:
             consumer.assign([KafkaTopicPartition(*tp) for tp in positions])
             for tp, offset in positions.items():
                 consumer.seek(KafkaTopicPartition(*tp), offset)
+            pacing = Pacing(consumer, self._settings)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
                 )
+                pacing.polled(bool(fetched))
                 batch = [_raw(r) for recs in fetched.values() for r in recs]
                 if batch and not await deliver(
                     batch,
@@ -253,6 +258,49 @@ class KafkaBus:
             )
 
         await send_dead_letter(produce, raw, stage, error)
+
+
+class Pacing:
+    """Short parked fetches while records flow, long ones at rest.
+
+    The broker answers a parked fetch when data arrives or its wait ends; the embedded broker
+    only when the wait ends, so a short wait is what keeps each hop fast, and it costs both
+    sides CPU a hundred times a second when nothing happens. After ``idle_after_ms`` without
+    records the consumer parks its fetches for ``idle_fetch_max_wait_ms`` instead, and goes
+    back to the short wait with the first record. aiokafka reads the wait from its fetcher
+    for every request it builds; it has no public setter.
+    """
+
+    def __init__(
+        self,
+        consumer: AIOKafkaConsumer,
+        settings: KafkaSettings,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._fetcher = getattr(consumer, "_fetcher", None)
+        self._busy_ms = settings.fetch_max_wait_ms
+        self._idle_ms = settings.idle_fetch_max_wait_ms
+        self._idle_after_s = settings.idle_after_ms / 1000
+        self._enabled = self._idle_ms > self._busy_ms and hasattr(
+            self._fetcher, "_fetch_max_wait_ms"
+        )
+        self._last = clock()
+        self.idle = False
+
+    def polled(self, records: bool) -> None:
+        if not self._enabled:
+            return
+        if records:
+            self._last = self._clock()
+            if self.idle:
+                self._set(self._busy_ms, idle=False)
+        elif not self.idle and self._clock() - self._last > self._idle_after_s:
+            self._set(self._idle_ms, idle=True)
+
+    def _set(self, wait_ms: int, *, idle: bool) -> None:
+        self._fetcher._fetch_max_wait_ms = wait_ms  # type: ignore[union-attr]
+        self.idle = idle
 
 
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]

@@ -218,7 +218,9 @@ async def bench(args: argparse.Namespace) -> Json:
             after_light = hop_buckets(await scrape(ports))
             print(f"burst: {args.jobs} jobs x {args.pods_per_job} pods on {args.nodes} nodes")
             depth_task = asyncio.create_task(burst_depths.run())
+            cpu_before = stack.cpu()
             started, last_bound = await _burst(kube, binding, args)
+            cpu_burst = {k: v - cpu_before.get(k, 0.0) for k, v in stack.cpu().items()}
             depth_task.cancel()
             after_burst = hop_buckets(await scrape(ports))
         finally:
@@ -260,6 +262,7 @@ async def bench(args: argparse.Namespace) -> Json:
             "hops_light": [asdict(r) for r in light_hops],
             "hops_burst": [asdict(r) for r in burst_hops],
             "slowest_hop_burst": slowest(burst_hops),
+            "cpu_s_burst": {k: round(v, 1) for k, v in cpu_burst.items()},
             "rss_mib_at_end": {k: round(v or 0.0, 1) for k, v in stack.rss().items()},
             "rss_mib_peak": {k: round(v, 1) for k, v in rss_peak.items()},
             "workdir": str(workdir),
@@ -286,6 +289,8 @@ def render(result: Json) -> str:
         *render_rows(result["hops_light"]),
         f"  per hop, burst (slowest: {result['slowest_hop_burst']}):",
         *render_rows(result["hops_burst"]),
+        f"  CPU s burst  {sum(result['cpu_s_burst'].values()):.1f} in all: "
+        + ", ".join(f"{k} {v}" for k, v in result["cpu_s_burst"].items()),
         "  RSS MiB      "
         + ", ".join(
             f"{k} {result['rss_mib_peak'].get(k, v)} (end {v})"

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 INTERVAL_S = 0.005
+PATH_DEPTH = 6  # frames kept of each sample's stack top, to see who calls a hot function
 
 
 class Sampler:
@@ -30,6 +31,7 @@ class Sampler:
         self.samples = 0
         self.inclusive: collections.Counter[str] = collections.Counter()
         self.exclusive: collections.Counter[str] = collections.Counter()
+        self.paths: collections.Counter[tuple[str, ...]] = collections.Counter()
         self._stop = threading.Event()
 
     def start(self) -> None:
@@ -44,18 +46,20 @@ class Sampler:
     def _take(self, frame: FrameType) -> None:
         self.samples += 1
         seen: set[str] = set()
-        top = True
+        path: list[str] = []
         current: FrameType | None = frame
         while current is not None:
             code = current.f_code
             name = f"{code.co_filename}:{code.co_firstlineno}:{code.co_name}"
-            if top:
+            if not path:
                 self.exclusive[name] += 1
-                top = False
+            if len(path) < PATH_DEPTH:
+                path.append(name)
             if name not in seen:
                 seen.add(name)
                 self.inclusive[name] += 1
             current = current.f_back
+        self.paths[tuple(path)] += 1
 
     def report(self, limit: int = 60) -> str:
         self._stop.set()
@@ -65,6 +69,9 @@ class Sampler:
             lines.append(f"--- {title}")
             for name, count in counter.most_common(limit):
                 lines.append(f"{100 * count / total:6.1f}%  {_short(name)}")
+        lines.append("--- stack tops (callee first)")
+        for path, count in self.paths.most_common(limit // 2):
+            lines.append(f"{100 * count / total:6.1f}%  " + " < ".join(map(_short, path)))
         return "\n".join(lines) + "\n"
 
 

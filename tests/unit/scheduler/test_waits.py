@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from services.scheduler.result import SessionResult
-from services.scheduler.state import SchedulerState
+from services.scheduler.state import Assumption, SchedulerState
 from services.scheduler.waits import Waits
 from shared.bus import Record
 from shared.events import ObjectAdded, PodBindDecided, PodBound, raw_object
@@ -94,3 +94,44 @@ def test_rebuilt_records_are_not_timed() -> None:
     state = SchedulerState()
     state.apply_state([pod_record(observed=100.0)])
     assert state.waits.pods == {}
+
+
+@pytest.mark.parametrize(
+    ("pod", "podgroup_phase", "assumed", "rest"),
+    [
+        (None, None, False, True),
+        ({"spec": {"nodeName": "n1"}, "status": {"phase": "Running"}}, "Running", False, True),
+        ({"spec": {}, "status": {"phase": "Pending"}}, "Inqueue", False, False),
+        (None, "Pending", False, False),
+        (None, None, True, False),
+    ],
+    ids=["empty", "all-placed", "pod-waiting", "podgroup-waiting", "bind-in-flight"],
+)
+def test_at_rest_only_when_nothing_waits(
+    pod: dict[str, Any] | None, podgroup_phase: str | None, assumed: bool, rest: bool
+) -> None:
+    state = SchedulerState()
+    records: list[Record[Any]] = []
+    if pod is not None:
+        obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns"}}
+        records.append(_record("Pod", {**obj, **pod}))
+    if podgroup_phase is not None:
+        obj = {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "pg", "namespace": "ns"},
+            "status": {"phase": podgroup_phase},
+        }
+        records.append(_record("PodGroup", obj))
+    state.apply_state(records)
+    if assumed:
+        state.decisions(SessionResult(), epoch=1, cycle=1, now=1.0, producer="t")
+        state.assumed["ns/x"] = Assumption(uid="u", node="n1", since=1.0)
+    assert state.at_rest() is rest
+
+
+def _record(kind: str, obj: dict[str, Any]) -> Record[Any]:
+    obj["metadata"]["resourceVersion"] = "1"
+    obj["metadata"]["uid"] = "u-" + kind
+    event = ObjectAdded(key="ns/x", kind=kind, resourceVersion="1", object=raw_object(obj))
+    return Record(topic=kind, partition=0, offset=1, key=b"ns/x", value=event, timestamp_ms=0)
