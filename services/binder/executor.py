@@ -234,6 +234,23 @@ class Executor:
         self.events.record(event)
 
 
+def superseded(decisions: list[Envelope]) -> set[int]:
+    """Indexes of PodGroup status decisions a later one of the same leader replaces in the
+    batch. Each carries the whole status (phase and all conditions), so only the last one
+    needs writing; when the binder lags, a gang's intermediate conditions ("3 valid, 10
+    minAvailable", then "7 valid, ...") pile up in one batch. Decisions of different epochs
+    are all kept: the fence may refuse the later one."""
+    last: dict[tuple[str, int], int] = {}
+    skipped: set[int] = set()
+    for index, decision in enumerate(decisions):
+        if isinstance(decision, PodGroupStatusDecided):
+            previous = last.get((decision.key, decision.epoch))
+            if previous is not None:
+                skipped.add(previous)
+            last[(decision.key, decision.epoch)] = index
+    return skipped
+
+
 async def _with_retries(executor: Executor, decision: Envelope, attempts: int) -> Envelope | None:
     """Retry one decision's transient failures itself (capped back-off), so one flaky call does
     not send the whole batch — and every other pod on the partition — back to the start."""

@@ -16,7 +16,7 @@ import msgspec
 from msgspec import Meta
 from prometheus_client import Counter, Histogram
 
-from services.binder.executor import Executor, execute_all
+from services.binder.executor import Executor, execute_all, superseded
 from services.binder.fencing import EpochFence
 from shared.bus import Bus, Outgoing, Record
 from shared.events import Decision, Envelope, decision_decoder, encode
@@ -69,6 +69,10 @@ async def run_binder(
     async def handle(batch: Sequence[Record[Decision]]) -> None:
         with latency.time():
             decisions: list[Envelope] = [record.value for record in batch]
+            skipped = superseded(decisions)
+            if skipped:
+                outcomes.labels("Superseded").inc(len(skipped))
+                decisions = [d for i, d in enumerate(decisions) if i not in skipped]
             if fence.unknown(decisions):
                 await read_leader_log()  # a new leader, or a forged epoch: the log decides
             executing[0] = len(decisions)

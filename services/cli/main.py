@@ -54,6 +54,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "services.cli.bench.idle",
         "CPU of the whole stack at rest, first job after",
     ),
+    (("bench", "kueue"), "services.cli.bench.kueue", "Kueue's scheduler baseline, whole stack"),
 )
 
 

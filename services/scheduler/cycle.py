@@ -10,7 +10,7 @@ The service, ``shoal replay`` and ``shoal explain`` all run sessions through ``S
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 import structlog
@@ -41,6 +41,7 @@ class Scheduling:
         *,
         plugins: Registry[PluginFactory] | None = None,
         actions: Registry[ActionFactory] | None = None,
+        on_warnings: Callable[[Sequence[str]], None] | None = None,
     ) -> None:
         self.plugins = plugins if plugins is not None else default_plugins()
         self.actions = actions if actions is not None else default_actions()
@@ -48,6 +49,8 @@ class Scheduling:
         self._conf: SchedulerConf = default_conf(self.plugins, self.actions)
         self._effective: str | None = None  # the text ``_conf`` came from; None: the default
         self.warnings: tuple[str, ...] = ()
+        # Told the warnings of each conf as it is loaded (the service counts them on /metrics).
+        self._on_warnings = on_warnings
 
     def conf(self, text: str | None) -> tuple[SchedulerConf, str | None]:
         """The conf to run for ``text`` and the text it came from (None: the default)."""
@@ -70,6 +73,8 @@ class Scheduling:
         _log.info("scheduler conf loaded", actions=list(self._conf.actions))
         for warning in self.warnings:
             _log.warning("scheduler conf key ignored", warning=warning)
+        if self._on_warnings is not None and self.warnings:
+            self._on_warnings(self.warnings)
         return self._conf, self._effective
 
     def session(

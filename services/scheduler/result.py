@@ -41,6 +41,9 @@ class SessionResult(msgspec.Struct, kw_only=True):
     skipped: dict[str, str] = {}
     # The text of the conf the session ran (None: Volcano's default), for the cycle record.
     conf_text: str | None = None
+    # Keys and plugin arguments of that conf Volcano would ignore, each naming the closest
+    # known one (``SchedulerConf.warnings``), so ``shoal explain`` can show them.
+    conf_warnings: list[str] = []
 
     def phases(self) -> dict[str, str]:
         return {key: update.phase for key, update in self.pod_groups.items()}

@@ -59,7 +59,9 @@ def run_session(
         actions.get(name)().execute(ssn)
     for plugin in instances:
         plugin.on_session_close(ssn)
-    return _result(ssn, rejected, cluster.skipped)
+    result = _result(ssn, rejected, cluster.skipped)
+    result.conf_warnings = list(conf.warnings)
+    return result
 
 
 def _conditions(job: JobInfo, new: dict[str, Status], now: str) -> list[Condition]:

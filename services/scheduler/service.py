@@ -65,6 +65,17 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     min_interval: Annotated[
         float, Meta(ge=0, description="shortest time between cycles when changes arrive (s)")
     ] = 0.1
+    busy_fraction: Annotated[
+        float,
+        Meta(
+            gt=0,
+            le=1,
+            description="while changes keep arriving, the most of its time the scheduler spends "
+            "in cycles: after a cycle of d seconds the next waits d*(1/busy_fraction - 1), so a "
+            "burst is decided in fewer, larger cycles and the followers and other processes get "
+            "the rest",
+        ),
+    ] = 0.5
     assume_ttl: Annotated[
         float, Meta(gt=0, description="forget an unconfirmed bind/evict decision after (s)")
     ] = 60.0
@@ -108,6 +119,11 @@ class Metrics:
         )
         self.assumed = Gauge("shoal_scheduler_assumed_pods", "unconfirmed binds", registry=r)
         self.epoch = Gauge("shoal_scheduler_epoch", "leadership epoch (0: standby)", registry=r)
+        self.conf_warnings = Counter(
+            "shoal_scheduler_conf_warnings",
+            "volcano-scheduler.conf keys and plugin arguments ignored, counted per conf loaded",
+            registry=r,
+        )
 
 
 class Scheduler:
@@ -119,11 +135,13 @@ class Scheduler:
         self.state = SchedulerState(
             assume_ttl=settings.assume_ttl, status_resend=settings.status_resend
         )
-        self.scheduling = Scheduling()
+        self.metrics = Metrics(shell)
+        self.scheduling = Scheduling(
+            on_warnings=lambda warnings: self.metrics.conf_warnings.inc(len(warnings))
+        )
         self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
-        self.metrics = Metrics(shell)
         self.hops = HopMetrics(shell.registry)
         waits = self.state.waits
         self.hops.depth(PODGROUP_ENQUEUE_DECISION, lambda: float(len(waits.podgroups)))
@@ -263,11 +281,12 @@ class Scheduler:
 
     async def cycles(self, stopping: asyncio.Event) -> None:
         s = self.settings
-        last = 0.0
+        last, ended, rest = 0.0, 0.0, 0.0
         while not stopping.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), timeout=s.period)
-            wait = s.min_interval - (time.monotonic() - last)
+            now = time.monotonic()
+            wait = max(s.min_interval - (now - last), rest - (now - ended))
             if wait > 0:
                 await asyncio.sleep(wait)
             changed = self.changed.is_set()
@@ -284,6 +303,8 @@ class Scheduler:
                     self.last_decided = time.time()
             except Exception:  # a bad cycle must not end the scheduler; the next one retries
                 self.shell.log.exception("cycle failed", cycle=self.cycle)
+            ended = time.monotonic()
+            rest = (ended - last) * (1 / s.busy_fraction - 1)
 
     def at_rest(self) -> bool:
         """Whether a periodic cycle can be skipped. Volcano runs one every period; with no

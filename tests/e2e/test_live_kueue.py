@@ -22,7 +22,7 @@ import yaml
 from services.cli.stack import Stack
 from shared.kube import KubeClient
 from shared.kube.resources import resource_for
-from tests.e2e.e2e_cluster import BATCHJOB, POD, eventually
+from tests.e2e.e2e_cluster import BATCHJOB, POD, PYTORCHJOB, eventually
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = [
@@ -35,6 +35,7 @@ Json = dict[str, Any]
 UPSTREAM = Path(__file__).parents[1] / "data" / "upstream" / "kueue"
 WORKLOAD = resource_for("kueue.x-k8s.io/v1beta1", "Workload")
 CLUSTER_QUEUE = resource_for("kueue.x-k8s.io/v1beta1", "ClusterQueue")
+LOCAL_QUEUE = resource_for("kueue.x-k8s.io/v1beta1", "LocalQueue")
 QUOTA_CPU = 9
 JOBS = 5
 
@@ -100,6 +101,11 @@ async def test_quick_start_never_runs_more_than_the_quota(stack: Stack, kube: Ku
     assert 0 < peak <= QUOTA_CPU, f"{peak} CPUs ran at once, quota {QUOTA_CPU}"
     assert peak == QUOTA_CPU, "three sample jobs fit the quota together"
 
+    async def workloads_finished() -> bool:
+        found, _ = await kube.list_all(WORKLOAD, namespace="default")
+        return len(found) == JOBS and all("Finished" in _conditions(w) for w in found)
+
+    await eventually(workloads_finished, timeout=30, what="every Workload Finished")
     jobs, _ = await kube.list_all(BATCHJOB, namespace="default")
     workloads, _ = await kube.list_all(WORKLOAD, namespace="default")
     owners = [w["metadata"]["ownerReferences"][0]["uid"] for w in workloads]
@@ -118,3 +124,185 @@ async def test_quick_start_never_runs_more_than_the_quota(stack: Stack, kube: Ku
     await eventually(queue_drained, timeout=30, what="ClusterQueue counters back at 0")
     out = await kubectl(stack, "get", "workloads.kueue.x-k8s.io", "-n", "default")
     assert "cluster-queue" in out
+
+
+def _kueue(kind: str, name: str, spec: Json, namespace: str | None = None) -> Json:
+    meta: Json = {"name": name}
+    if namespace:
+        meta["namespace"] = namespace
+    return {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": kind, "metadata": meta, "spec": spec}
+
+
+def _team_queue(name: str, cpu: int) -> Json:
+    return _kueue(
+        "ClusterQueue",
+        name,
+        {
+            "cohort": "team",
+            "namespaceSelector": {},
+            "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "Never"},
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {
+                            "name": "default-flavor",
+                            "resources": [{"name": "cpu", "nominalQuota": cpu}],
+                        }
+                    ],
+                }
+            ],
+        },
+    )
+
+
+def _job(name: str, namespace: str, queue: str, pods: int, duration: str) -> Json:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"kueue.x-k8s.io/queue-name": queue},
+        },
+        "spec": {
+            "parallelism": pods,
+            "completions": pods,
+            "template": {
+                "metadata": {"annotations": {"sim.shoal.io/duration": duration}},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+                    ],
+                },
+            },
+        },
+    }
+
+
+def _conditions(obj: Json) -> dict[str, Json]:
+    return {c["type"]: c for c in (obj.get("status") or {}).get("conditions") or []}
+
+
+async def test_cohort_borrows_then_reclaims(stack: Stack, kube: KubeClient, namespace: str) -> None:
+    """Team A borrows B's idle quota; when B's job arrives, B reclaims it: one of A's Workloads
+    is evicted (Preempted, InCohortReclamation), its Job suspended and requeued, B's job runs,
+    and everything finishes."""
+    for cq in (_team_queue(f"{namespace}-a", 4), _team_queue(f"{namespace}-b", 4)):
+        await kube.create(CLUSTER_QUEUE, cq)
+    for team in ("a", "b"):
+        lq = _kueue("LocalQueue", team, {"clusterQueue": f"{namespace}-{team}"}, namespace)
+        await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    for name in ("a1", "a2"):
+        await kube.create(BATCHJOB, _job(name, namespace, "a", 4, "8s"), namespace=namespace)
+
+    async def a_borrows() -> bool:
+        pods, _ = await kube.list_all(POD, namespace=namespace)
+        return _running_in(pods, ("a1-", "a2-")) == 8
+
+    await eventually(a_borrows, timeout=90, what="team A running 8 CPUs on 4 + 4 borrowed")
+    await kube.create(BATCHJOB, _job("b1", namespace, "b", 4, "1s"), namespace=namespace)
+
+    async def all_done() -> bool:
+        jobs, _ = await kube.list_all(BATCHJOB, namespace=namespace)
+        return len(jobs) == 3 and all("Complete" in _conditions(j) for j in jobs)
+
+    await eventually(all_done, timeout=150, what="a1, a2 and b1 Complete")
+
+    async def workloads_finished() -> bool:
+        found, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+        return len(found) == 3 and all("Finished" in _conditions(w) for w in found)
+
+    await eventually(workloads_finished, timeout=30, what="every Workload Finished")
+    workloads, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+    evicted = [w for w in workloads if "Evicted" in _conditions(w)]
+    assert len(evicted) == 1, [w["metadata"]["name"] for w in workloads]
+    # Readmitted since: SetQuotaReservation turned Preempted false, "Previously: <message>".
+    preempted = _conditions(evicted[0])["Preempted"]
+    assert (preempted["status"], preempted["reason"]) == ("False", "QuotaReserved")
+    assert "due to reclamation within the cohort" in preempted["message"]
+    assert _conditions(evicted[0])["Requeued"]["status"] == "True"
+    for wl in workloads:
+        assert _conditions(wl)["Finished"]["reason"] == "Succeeded"
+
+
+def _running_in(pods: list[Json], prefixes: tuple[str, ...]) -> int:
+    return sum(
+        1
+        for pod in pods
+        if (pod.get("spec") or {}).get("nodeName")
+        and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        and str(pod["metadata"]["name"]).startswith(prefixes)
+    )
+
+
+async def test_pytorchjob_waits_for_quota_then_runs(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """Two PyTorchJobs of master + 2 workers on 3 CPUs of quota: one runs at a time, each has
+    one Workload with the master and worker pod sets, both succeed."""
+    cq = _kueue(
+        "ClusterQueue",
+        f"{namespace}-pt",
+        {
+            "namespaceSelector": {},
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {
+                            "name": "default-flavor",
+                            "resources": [{"name": "cpu", "nominalQuota": 3}],
+                        }
+                    ],
+                }
+            ],
+        },
+    )
+    await kube.create(CLUSTER_QUEUE, cq)
+    lq = _kueue("LocalQueue", "pt", {"clusterQueue": f"{namespace}-pt"}, namespace)
+    await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    template = {
+        "metadata": {"annotations": {"sim.shoal.io/duration": "2s"}},
+        "spec": {
+            "containers": [
+                {"name": "pytorch", "image": "pytorch", "resources": {"requests": {"cpu": "1"}}}
+            ]
+        },
+    }
+    for name in ("pt1", "pt2"):
+        job = {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "PyTorchJob",
+            "metadata": {
+                "name": name,
+                "namespace": namespace,
+                "labels": {"kueue.x-k8s.io/queue-name": "pt"},
+            },
+            "spec": {
+                "pytorchReplicaSpecs": {
+                    "Master": {"replicas": 1, "restartPolicy": "OnFailure", "template": template},
+                    "Worker": {"replicas": 2, "restartPolicy": "OnFailure", "template": template},
+                }
+            },
+        }
+        await kube.create(PYTORCHJOB, job, namespace=namespace)
+    peak = 0
+
+    async def both_succeeded() -> bool:
+        nonlocal peak
+        pods, _ = await kube.list_all(POD, namespace=namespace)
+        peak = max(peak, _running_in(pods, ("pt1-", "pt2-")))
+        jobs, _ = await kube.list_all(PYTORCHJOB, namespace=namespace)
+        return len(jobs) == 2 and all(
+            _conditions(j).get("Succeeded", {}).get("status") == "True" for j in jobs
+        )
+
+    await eventually(both_succeeded, timeout=150, what="both PyTorchJobs Succeeded", every=0.2)
+    assert 0 < peak <= 3, f"{peak} CPUs ran at once on 3 of quota"
+    workloads, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+    assert len(workloads) == 2
+    for wl in workloads:
+        sets = [(p["name"], p["count"]) for p in wl["spec"]["podSets"]]
+        assert sets == [("master", 1), ("worker", 2)]

@@ -86,10 +86,16 @@ def run(args: argparse.Namespace) -> int:
     update = result.pod_groups.get(args.job)
     conditions = list(update.conditions) if update is not None else []
     if args.output == "json":
-        print(json.dumps({"source": where, **as_dict(reasons, conditions)}, indent=2))
+        doc = {"source": where, "confWarnings": result.conf_warnings}
+        print(json.dumps({**doc, **as_dict(reasons, conditions)}, indent=2))
     else:
-        print(f"{where}\n{render(reasons, conditions)}")
+        print("\n".join([where, *conf_warning_lines(result), render(reasons, conditions)]))
     return 0
+
+
+def conf_warning_lines(result: SessionResult) -> list[str]:
+    """One line per conf key or plugin argument the session's conf ignored, as Volcano would."""
+    return [f"conf warning: {warning}" for warning in result.conf_warnings]
 
 
 def _from_manifests(args: argparse.Namespace) -> SessionResult:

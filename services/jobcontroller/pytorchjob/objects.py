@@ -3,7 +3,9 @@
 Pods get the operator's labels, the distributed-training environment (``MASTER_ADDR``,
 ``MASTER_PORT``, ``WORLD_SIZE``, ``RANK`` and, for elastic jobs, torchrun's ``PET_*`` variables),
 the replica's restartPolicy (``ExitCode`` runs the pod as ``Never``: the operator itself decides
-from the exit code whether to recreate it) and, with gang scheduling, the PodGroup annotation.
+from the exit code whether to recreate it), with gang scheduling the PodGroup annotation, and,
+when there is a Master, Workers get the operator's ``init-pytorch`` init container that waits
+until the master's name resolves (``setInitContainer``, its default template, image and tries).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ OPERATOR_NAME_LABEL = "training.kubeflow.org/operator-name"
 REPLICA_TYPE_LABEL = "training.kubeflow.org/replica-type"
 REPLICA_INDEX_LABEL = "training.kubeflow.org/replica-index"
 JOB_ROLE_LABEL = "training.kubeflow.org/job-role"
+# The operator's defaults (pkg/config: PyTorchInitContainerImageDefault, ...MaxTriesDefault).
+INIT_CONTAINER_IMAGE = "alpine:3.10"
+INIT_CONTAINER_MAX_TRIES = 100
 
 
 def object_name(job: PyTorchView, replica: Replica, index: int) -> str:
@@ -51,7 +56,9 @@ def _port(job: PyTorchView, type_: str) -> int:
     return (replica.ports() if replica else {}).get(DEFAULT_PORT_NAME, DEFAULT_PORT)
 
 
-def _elastic_env(job: PyTorchView) -> list[Json]:
+def elastic_env(job: PyTorchView) -> list[Json]:
+    """The operator's ``ElasticEnvVarGenerator``: torchrun's rendezvous variables (none without an
+    elastic policy)."""
     policy = job.elastic
     if policy is None:
         return []
@@ -95,7 +102,7 @@ def pod_env(job: PyTorchView, replica: Replica, index: int) -> list[Json]:
     if job.nproc_per_node is not None:
         env.append({"name": "PET_NPROC_PER_NODE", "value": job.nproc_per_node})
     if job.elastic is not None:
-        return env + _elastic_env(job)
+        return env + elastic_env(job)
     return [*env, {"name": "PET_NNODES", "value": str(total)}]
 
 
@@ -118,6 +125,8 @@ def build_pod(job: PyTorchView, replica: Replica, index: int) -> Json:
     env = pod_env(job, replica, index)
     for container in spec.get("containers") or []:
         container["env"] = [*(container.get("env") or []), *env]
+    if replica.type == WORKER and job.replica(MASTER) is not None:
+        spec["initContainers"] = [*(spec.get("initContainers") or []), init_container(job)]
     policy = replica.restart_policy
     spec["restartPolicy"] = "Never" if policy == "ExitCode" else policy
     if job.gang_scheduler is not None:
@@ -135,6 +144,25 @@ def build_pod(job: PyTorchView, replica: Replica, index: int) -> Json:
     if annotations:
         metadata["annotations"] = annotations
     return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec}
+
+
+def init_container(job: PyTorchView) -> Json:
+    """``initContainerTemplate`` of the operator, for a Worker of a job with a Master."""
+    master = f"{job.name}-master-0"
+    script = (
+        f"err=1;for i in $(seq {INIT_CONTAINER_MAX_TRIES}); do if nslookup {master}; "
+        "then err=0 && break; fi;echo waiting for master; sleep 2; done; exit $err"
+    )
+    return {
+        "name": "init-pytorch",
+        "image": INIT_CONTAINER_IMAGE,
+        "imagePullPolicy": "IfNotPresent",
+        "resources": {
+            "limits": {"cpu": "100m", "memory": "20Mi"},
+            "requests": {"cpu": "50m", "memory": "10Mi"},
+        },
+        "command": ["sh", "-c", script],
+    }
 
 
 def build_service(job: PyTorchView, replica: Replica, index: int) -> Json:

@@ -29,9 +29,12 @@ from services.jobcontroller.pytorchjob.spec import (
     DEFAULT_CONTAINER,
     MANAGED_BY_OPERATOR,
     MASTER,
+    SCHEDULER_NAME_MESSAGE,
+    SCHEDULER_NAME_REASON,
     WORKER,
     PyTorchView,
     Replica,
+    other_scheduler,
     pytorch_view,
 )
 from shared.kube.keys import namespaced_key
@@ -41,13 +44,6 @@ from shared.models.kubeflow import PyTorchJobStatus, ReplicaStatus
 from shared.resources import Resources
 
 NO_EXIT_CODE = 0xBEEF  # the operator's marker when the pytorch container has not terminated
-
-
-# The operator's createNewPod warns when a template keeps its own scheduler under gang scheduling.
-SCHEDULER_NAME_REASON = "SetPodTemplateSchedulerName"
-SCHEDULER_NAME_MESSAGE = (
-    "Another scheduler is specified when gang-scheduling is enabled and it will not be overwritten"
-)
 
 
 @dataclass(slots=True)
@@ -313,17 +309,9 @@ def _sync_replicas(sync: _Sync) -> None:
     for replica in sync.job.replicas:
         _sync_pods(sync, replica, act=act)
         _sync_services(sync, replica, act=act)
-    if any(obj["kind"] == "Pod" for obj in sync.actions.create) and _other_scheduler(sync.job):
+    if any(obj["kind"] == "Pod" for obj in sync.actions.create) and other_scheduler(sync.job):
         sync.actions.events.append(("Warning", SCHEDULER_NAME_REASON, SCHEDULER_NAME_MESSAGE))
     _update_status(sync)
-
-
-def _other_scheduler(job: PyTorchView) -> bool:
-    """``isCustomSchedulerSet``: a template names a scheduler other than the gang's."""
-    if job.gang_scheduler is None:
-        return False
-    named = ((r.template.get("spec") or {}).get("schedulerName") for r in job.replicas)
-    return any(name and name != job.gang_scheduler for name in named)
 
 
 def _sync_pods(sync: _Sync, replica: Replica, *, act: bool) -> None:

@@ -33,6 +33,11 @@ DEFAULT_NPROC_PER_NODE = "auto"
 OPERATOR_NAME = "pytorchjob-controller"
 MANAGED_BY_OPERATOR = "kubeflow.org/training-operator"
 DEFAULT_GANG_SCHEDULERS = frozenset(SHOAL_SCHEDULER_NAMES)
+# The operator's createNewPod warns when a template keeps its own scheduler under gang scheduling.
+SCHEDULER_NAME_REASON = "SetPodTemplateSchedulerName"
+SCHEDULER_NAME_MESSAGE = (
+    "Another scheduler is specified when gang-scheduling is enabled and it will not be overwritten"
+)
 # The operator's ``VolcanoControl.GetSchedulerName``.
 GANG_SCHEDULER_NAME = VOLCANO_SCHEDULER_NAME
 
@@ -199,3 +204,11 @@ def pytorch_view(
         gang_scheduler=gang,
         annotations=dict(job.metadata.annotations),
     )
+
+
+def other_scheduler(job: PyTorchView) -> bool:
+    """``isCustomSchedulerSet``: a template names a scheduler other than the gang's."""
+    if job.gang_scheduler is None:
+        return False
+    named = ((r.template.get("spec") or {}).get("schedulerName") for r in job.replicas)
+    return any(name and name != job.gang_scheduler for name in named)

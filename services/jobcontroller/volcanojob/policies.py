@@ -20,6 +20,10 @@ from shared.models.volcano import JOB_VERSION_KEY, TASK_SPEC_KEY, LifecyclePolic
 
 SYNC_JOB = "SyncJob"
 ANY_EVENT = "*"
+# ``isInternalEvent``: events that never trigger a policy.
+INTERNAL_EVENTS = frozenset({"OutOfSync", "CommandIssued", "PodRunning"})
+# ``shouldConfigureTimeout``: a policy on these events applies only with a ``timeout``.
+TIMEOUT_EVENTS = frozenset({"PodPending"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +116,17 @@ def _policy_events(policy: LifecyclePolicy) -> list[str]:
 
 
 def matching_policy(job: JobView, event: JobEvent) -> LifecyclePolicy | None:
-    """Task policies first, then job policies; an event (or ``*``) or an exit code matches."""
+    """Task policies first, then job policies; an event (or ``*``) or an exit code matches.
+    As ``applyPolicies``: an internal event matches nothing, and a policy on ``PodPending``
+    only one with a ``timeout``."""
+    if event.event in INTERNAL_EVENTS:
+        return None
     task = job.task(event.task) if event.task else None
     candidates = [*(task.policies if task else ()), *job.policies]
     for policy in candidates:
         names = _policy_events(policy)
-        if names and (event.event in names or ANY_EVENT in names):
+        applies = event.event not in TIMEOUT_EVENTS or policy.timeout is not None
+        if names and (event.event in names or ANY_EVENT in names) and applies:
             return policy
         if policy.exitCode is not None and event.exit_code == policy.exitCode:
             return policy

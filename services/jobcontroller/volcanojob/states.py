@@ -80,6 +80,11 @@ def running_update(job: JobView, status: VolcanoJobStatus) -> bool:
         status.state.phase = COMPLETED
         return True
     if status.succeeded + status.failed != replicas:
+        # Pods went back to pending (evicted, recreated): too few can run for the gang, so the
+        # job waits again as Volcano's running state does.
+        if status.pending > replicas - job.min_available:
+            status.state.phase = PENDING
+            return True
         return False
     if job.min_available >= sum(task.min_available for task in job.tasks):
         for task in job.tasks:

@@ -7,15 +7,27 @@ from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import (
     binpack,
     capacity,
+    cdp,
     conformance,
+    deviceshare,
     drf,
+    extender,
     gang,
+    network_topology_aware,
+    nodegroup,
     nodeorder,
+    numaaware,
     overcommit,
+    pdb,
     predicates,
     priority,
     proportion,
+    resource_strategy_fit,
+    resourcequota,
     sla,
+    task_topology,
+    tdm,
+    usage,
 )
 
 BUILTIN = (
@@ -30,6 +42,19 @@ BUILTIN = (
     binpack,
     overcommit,
     sla,
+    # In the order, then the others upstream confs name.
+    resource_strategy_fit,
+    task_topology,
+    cdp,
+    pdb,
+    network_topology_aware,
+    numaaware,
+    deviceshare,
+    extender,
+    nodegroup,
+    resourcequota,
+    tdm,
+    usage,
 )
 
 

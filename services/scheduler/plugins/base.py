@@ -66,3 +66,12 @@ class Arguments:
         if not isinstance(value, str):
             raise UserError(f"argument {key!r}: expected a string, got {value!r}")
         return value
+
+
+class AcceptedPlugin(BasePlugin):
+    """A Volcano plugin whose inputs Shoal does not carry (node agents, metrics, webhooks,
+    objects it does not watch): accepted with its arguments checked, registering nothing, so
+    a conf naming it runs with the rest of its plugins. Each module says what is left out."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name

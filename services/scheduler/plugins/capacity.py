@@ -2,6 +2,12 @@
 ``guarantee`` (never reclaimed below). With ``enableHierarchy`` queues form a tree through
 ``spec.parent`` (root at the top): every limit is checked on the queue and its ancestors,
 and only leaf queues take jobs.
+
+Reclaim works per resource dimension, as Volcano's: a queue may reclaim while its future use
+stays within ``deserved`` on at least one dimension the task asks for (and within its real
+capability on all of them); a running task is a victim when it shares a dimension with the
+reclaimer and either asks for nothing its queue is deserved (an "immediate victim") or its
+queue holds more than deserved on a dimension the task uses and the deserved names.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
-from services.scheduler.api.resources import FloatVec, less_equal, less_equal_in, share
+from services.scheduler.api.resources import BoolVec, FloatVec, less_equal, less_equal_in, share
 from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
 from services.scheduler.plugins.base import Arguments, BasePlugin
@@ -22,6 +28,9 @@ if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 NAME = "capacity"
+OPEN = "Open"
+# Volcano's ``minResource``: amounts below it count as zero.
+MIN_RESOURCE = 0.1
 
 
 class CapacityPlugin(BasePlugin):
@@ -37,6 +46,8 @@ class CapacityPlugin(BasePlugin):
         self.attrs = {name: QueueAttr(q, space) for name, q in ssn.queues.items()}
         self.parent = {name: q.parent for name, q in ssn.queues.items() if q.parent in ssn.queues}
         self.children = {p for p in self.parent.values()} if self.hierarchy else set()
+        # Dimensions each queue's ``deserved`` names (Volcano keeps a scalar's key even at 0).
+        self.deserved_dims = {name: self._named(q) for name, q in ssn.queues.items()}
         for job in ssn.jobs.values():
             for attr in self._chain(job.queue):
                 account_job(attr, job)
@@ -47,7 +58,7 @@ class CapacityPlugin(BasePlugin):
                 real = np.minimum(real, self.attrs[self.parent[name]].real_capability)
             attr.real_capability = real
             deserved = queue.deserved if queue.has_deserved else space.zeros()
-            deserved = np.minimum(np.minimum(deserved, real), attr.request)
+            deserved = np.minimum(deserved, real)
             attr.deserved = np.maximum(deserved, attr.guarantee)
             attr.share = self._share(attr)
         ssn.points.queue_order.add(NAME, self.queue_key)
@@ -58,6 +69,15 @@ class CapacityPlugin(BasePlugin):
         ssn.points.job_enqueued.add(NAME, self.enqueued)
         ssn.points.on_allocate.add(NAME, self.on_allocate)
         ssn.points.on_deallocate.add(NAME, self.on_deallocate)
+
+    def _named(self, queue: QueueInfo) -> BoolVec:
+        space = self.ssn.space
+        named = queue.deserved > 0
+        for name in queue.queue.spec.deserved or {}:
+            if name in space.index and name not in ("cpu", "memory"):
+                named[space.index[name]] = True
+        named[space.pods] = False
+        return named
 
     def _top_down(self) -> list[str]:
         def depth(name: str) -> int:
@@ -107,11 +127,57 @@ class CapacityPlugin(BasePlugin):
                 )
         return None
 
+    def _closed(self, queue: QueueInfo, what: str) -> Status | None:
+        if queue.state == OPEN:
+            return None
+        return Status(
+            reason="QueueNotOpen",
+            message=f"queue {queue.name} is {queue.state}, not Open: {what}",
+            plugin=NAME,
+        )
+
+    def _not_leaf(self, queue: str) -> Status | None:
+        if not (self.hierarchy and queue in self.children):
+            return None
+        return Status(
+            reason="QueueNotLeaf",
+            message=f"queue {queue} has child queues; jobs go to leaf queues",
+            plugin=NAME,
+        )
+
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
-        return self._limit(queue.name, task, "capability")
+        return (
+            self._closed(queue, "no new tasks")
+            or self._not_leaf(queue.name)
+            or self._limit(queue.name, task, "capability")
+        )
 
     def preemptive(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
-        return self._limit(queue.name, task, "deserved")
+        """Volcano's PreemptiveFn: future use within the real capability on every dimension
+        the task asks for, and within ``deserved`` on at least one of them."""
+        closed = self._closed(queue, "cannot reclaim")
+        if closed is not None or queue.name not in self.attrs:
+            return closed
+        attr = self.attrs[queue.name]
+        req = task.qreq
+        future = attr.allocated + req
+        asked = req > 0
+        if not less_equal_in(future, attr.real_capability, asked):
+            return self._limit(queue.name, task, "capability")
+        dims = asked & ~((future < MIN_RESOURCE) & (attr.deserved < MIN_RESOURCE))
+        within = (future <= attr.deserved) | (np.abs(future - attr.deserved) < MIN_RESOURCE)
+        if bool(np.any(dims & within)):
+            return None
+        space = self.ssn.space
+        return Status(
+            reason="QueueDeserved",
+            message=(
+                f"queue {queue.name} deserved {describe(space, attr.deserved)} would be exceeded"
+                f" on every dimension the task asks for (allocated"
+                f" {describe(space, attr.allocated)})"
+            ),
+            plugin=NAME,
+        )
 
     def reclaimable(
         self, reclaimer: TaskInfo, candidates: Sequence[TaskInfo]
@@ -120,25 +186,28 @@ class CapacityPlugin(BasePlugin):
         allocations: dict[str, FloatVec] = {}
         for task in candidates:
             queue = self.ssn.jobs[task.job].queue
-            attr = self.attrs[queue]
+            attr = self.attrs.get(queue)
+            if attr is None or not np.any((task.qreq > 0) & (reclaimer.qreq > 0)):
+                continue
             allocated = allocations.setdefault(queue, attr.allocated.copy())
-            if np.any((allocated < reclaimer.qreq) & (reclaimer.qreq > 0)):
-                continue
-            if less_equal(allocated, attr.deserved):
-                continue
             if not less_equal(attr.guarantee, allocated - task.qreq):
+                continue
+            uses = task.qreq > 0
+            immediate = not np.any(uses & (attr.deserved > 0))
+            relevant = uses & self.deserved_dims[queue]
+            if not immediate and not np.any(relevant & (allocated > attr.deserved)):
                 continue
             allocated -= task.qreq
             victims.append(task)
         return victims, PERMIT
 
     def enqueueable(self, job: JobInfo) -> Verdict:
-        if self.hierarchy and job.queue in self.children:
-            return Status(
-                reason="QueueNotLeaf",
-                message=f"queue {job.queue} has child queues; jobs go to leaf queues",
-                plugin=NAME,
-            )
+        refused = self._not_leaf(job.queue)
+        queue = self.ssn.queues.get(job.queue)
+        if refused is None and queue is not None:
+            refused = self._closed(queue, "job not enqueued")
+        if refused is not None:
+            return refused
         minimum = job.min_resources
         if minimum is None:
             return PERMIT

@@ -71,12 +71,11 @@ def account_job(attr: QueueAttr, job: JobInfo) -> None:
     attr.allocated += allocated
     attr.request += allocated
     minimum = job.min_resources
-    if job.phase == INQUEUE and minimum is not None:
-        attr.inqueue += minimum
-    if (
-        job.phase == RUNNING
-        and minimum is not None
-        and job.allocated_task_num() >= job.min_available
+    # ``util.GetInqueueResource``: what minResources still reserves beyond what the job holds,
+    # so an Inqueue job whose tasks are binding is not counted twice.
+    if minimum is not None and (
+        job.phase == INQUEUE
+        or (job.phase == RUNNING and job.allocated_task_num() >= job.min_available)
     ):
         attr.inqueue += np.maximum(minimum - allocated, 0)
     attr.elastic += np.maximum(allocated - (minimum if minimum is not None else 0), 0)

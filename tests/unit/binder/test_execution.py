@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from services.binder.executor import Executor, execute_all
+from services.binder.executor import Executor, execute_all, superseded
 from services.binder.fencing import EpochFence
 from shared.bus import RetryLater
 from shared.events import (
@@ -18,6 +18,7 @@ from shared.events import (
     PodBound,
     PodEvictDecided,
     PodEvicted,
+    PodGroupStatusDecided,
 )
 from shared.hops import BIND_CALL, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError
@@ -128,3 +129,21 @@ async def test_bind_is_timed_from_the_decision_and_from_when_the_pod_entered() -
     whole = registry.get_sample_value("shoal_hop_seconds_sum", {"hop": ENTERED_TO_BOUND})
     assert call is not None and 1.0 <= call < 2.0
     assert whole is not None and 3.0 <= whole < 4.0
+
+
+def status(key: str, phase: str, epoch: int = 1) -> PodGroupStatusDecided:
+    return PodGroupStatusDecided(key=key, phase=phase, epoch=epoch)
+
+
+@pytest.mark.parametrize(
+    ("decisions", "skipped"),
+    [
+        ([status("ns/a", "Inqueue"), status("ns/a", "Running")], {0}),
+        ([status("ns/a", "Inqueue"), status("ns/b", "Inqueue")], set()),
+        ([status("ns/a", "Inqueue", 1), status("ns/a", "Running", 2)], set()),
+        ([status("ns/a", "P"), bind("a", "n1"), status("ns/a", "I"), status("ns/a", "R")], {0, 2}),
+    ],
+    ids=["later-status-wins", "other-podgroup", "other-epoch-kept", "only-the-last-of-three"],
+)
+def test_superseded_podgroup_statuses(decisions: list[Any], skipped: set[int]) -> None:
+    assert superseded(decisions) == skipped

@@ -105,5 +105,5 @@ def test_unknown_top_level_key_metrics_and_configurations() -> None:
 
 
 def test_unknown_plugin_lists_what_shoal_supports() -> None:
-    with pytest.raises(Exception, match=r"unknown plugin 'task-topology' \(Shoal has: .*gang.*\)"):
-        parse('actions: "allocate"\ntiers: [{plugins: [{name: task-topology}]}]')
+    with pytest.raises(Exception, match=r"unknown plugin 'gpu-magic' \(Shoal has: .*gang.*\)"):
+        parse('actions: "allocate"\ntiers: [{plugins: [{name: gpu-magic}]}]')

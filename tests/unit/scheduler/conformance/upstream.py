@@ -26,8 +26,9 @@ ResourceList = dict[str, str]
 
 
 def build_resource_list(cpu: str, memory: str, *scalars: dict[str, str]) -> ResourceList:
-    """``api.BuildResourceList``: cpu and memory plus ``ScalarResource{Name, Value}`` entries."""
-    resources = {"cpu": cpu, "memory": memory}
+    """``api.BuildResourceList``: cpu and memory (left out when empty) plus
+    ``ScalarResource{Name, Value}`` entries."""
+    resources = {key: value for key, value in (("cpu", cpu), ("memory", memory)) if value}
     for scalar in scalars:
         resources[scalar["Name"]] = scalar["Value"]
     return resources
@@ -235,6 +236,13 @@ def build_queue_with_priority_and_resources_quantity(
     return build_queue(name, 1, capability, deserved=deserved or {}, priority=priority)
 
 
+def build_queue_with_parents(
+    name: str, parent: str, deserved: ResourceList | None, cap: ResourceList | None
+) -> Queue:
+    """capacity_test.go's ``buildQueueWithParents``."""
+    return build_queue(name, 1, cap, deserved=deserved or {}, parent=parent)
+
+
 def build_priority_class(name: str, value: int) -> PriorityClass:
     return msgspec.convert({"metadata": {"name": name}, "value": value}, PriorityClass)
 
@@ -319,3 +327,41 @@ def filtered(tiers: list[list[dict[str, Any]]], plugins: tuple[str, ...] | None)
     if plugins is None:
         return tiers
     return [[p for p in tier if p["name"] in plugins] for tier in tiers]
+
+
+def common(  # upstream's TestCommonStruct field names, so a row reads as there
+    *,
+    Name: str,
+    Plugins: tuple[str, ...] | None = None,
+    Pods: Iterable[Pod] = (),
+    Nodes: Iterable[Node] = (),
+    PodGroups: Iterable[PodGroup] = (),
+    Queues: Iterable[Queue] = (),
+    PriClass: Iterable[PriorityClass] = (),
+    ExpectBindMap: dict[str, str] | None = None,
+    ExpectBindsNum: int = 0,
+    ExpectEvicted: Iterable[str] = (),
+    ExpectEvictNum: int = 0,
+    ExpectPipeLined: dict[str, list[str]] | None = None,
+    ExpectStatus: dict[str, str] | None = None,
+    ExpectTaskStatusNums: dict[str, dict[str, int]] | None = None,
+    MinimalBindCheck: bool = False,
+) -> Case:
+    """A ``uthelper.TestCommonStruct`` literal as a ``Case``, checked as ``CheckAll`` does:
+    ``ExpectBindsNum`` must agree with ``ExpectBindMap`` unless ``MinimalBindCheck``."""
+    evicted = list(ExpectEvicted)
+    if not MinimalBindCheck and ExpectBindsNum != len(ExpectBindMap or {}):
+        raise ValueError(f"{Name}: ExpectBindsNum {ExpectBindsNum} != len(ExpectBindMap)")
+    if ExpectEvictNum != len(evicted):
+        raise ValueError(f"{Name}: ExpectEvictNum {ExpectEvictNum} != len(ExpectEvicted)")
+    return Case(
+        Name,
+        objects=[*PriClass, *Queues, *Nodes, *PodGroups, *Pods],
+        binds=ExpectBindMap or {},
+        evicted=evicted,
+        pipelined=ExpectPipeLined or {},
+        phases=ExpectStatus or {},
+        task_statuses=ExpectTaskStatusNums or {},
+        binds_num=ExpectBindsNum if MinimalBindCheck else None,
+        plugins=Plugins,
+    )
