@@ -77,7 +77,7 @@ class SchedulerState:
                 self._observe_pod(obj, deleted=deleted, observed=record.value.occurred_at, now=now)
             elif isinstance(obj, PodGroup) and now:
                 key = object_key(obj.metadata.namespace, obj.metadata.name)
-                pending = obj.status.phase in ("", "Pending")
+                pending = (obj.status.phase or "Pending") == "Pending"
                 if pending and self.cache.get(PODGROUP, key) is None:
                     pending = False  # deleted
                 self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
@@ -127,11 +127,11 @@ class SchedulerState:
                 isinstance(pod, Pod)
                 and not pod.spec.nodeName
                 and pod.metadata.deletionTimestamp is None
-                and pod.status.phase in ("", "Pending")
+                and (pod.status.phase or "Pending") == "Pending"
             ):
                 return False
         return not any(
-            isinstance(pg, PodGroup) and pg.status.phase in ("", "Pending")
+            isinstance(pg, PodGroup) and (pg.status.phase or "Pending") == "Pending"
             for pg in self.cache.objects(PODGROUP)
         )
 
