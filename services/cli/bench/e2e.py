@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -53,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600, help="deadline of the burst (s)")
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--runs", type=int, default=1, help="runs in a row, each on a fresh stack (min/median/max)"
+    )
     parser.add_argument(
         "--profile", type=Path, help="write a sampled stack profile of each process here"
     )
@@ -265,6 +269,7 @@ async def bench(args: argparse.Namespace) -> Json:
             "cpu_s_burst": {k: round(v, 1) for k, v in cpu_burst.items()},
             "rss_mib_at_end": {k: round(v or 0.0, 1) for k, v in stack.rss().items()},
             "rss_mib_peak": {k: round(v, 1) for k, v in rss_peak.items()},
+            "load_average": [round(x, 2) for x in os.getloadavg()],
             "workdir": str(workdir),
         }
     finally:
@@ -296,6 +301,7 @@ def render(result: Json) -> str:
             f"{k} {result['rss_mib_peak'].get(k, v)} (end {v})"
             for k, v in result["rss_mib_at_end"].items()
         ),
+        f"  load average {result.get('load_average')} (1, 5, 15 min) at the end",
         f"  logs         {result['workdir']}/logs",
     ]
     return "\n".join(lines)
@@ -307,7 +313,52 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{name.replace('_', '-')} must be at least 1")
     if args.light_jobs < 0:
         raise UserError("--light-jobs must not be negative")
-    result = asyncio.run(bench(args))
-    print(json.dumps(result) if args.json else render(result))
-    complete = result["pods_bound"] == args.jobs * args.pods_per_job
+    if args.runs < 1:
+        raise UserError("--runs must be at least 1")
+    results: list[Json] = []
+    for index in range(args.runs):
+        results.append(asyncio.run(bench(args)))
+        if args.runs > 1 and not args.json:
+            print(f"run {index + 1} of {args.runs}:\n{render(results[-1])}", flush=True)
+    if args.runs == 1:
+        print(json.dumps(results[0]) if args.json else render(results[0]))
+    else:
+        summary = summarize(results)
+        print(json.dumps(summary) if args.json else render_summary(summary))
+    complete = all(r["pods_bound"] == args.jobs * args.pods_per_job for r in results)
     return 0 if complete else 1
+
+
+SUMMARIZED = (
+    "pods_per_s",
+    "job_to_bound_p50_s",
+    "job_to_bound_p99_s",
+    "pods_created_per_s",
+    "light_p50_s",
+    "light_first_s",
+)
+
+
+def summarize(results: list[Json]) -> Json:
+    """Min / median / max of the headline numbers over runs; the median run (by pods/s) whole,
+    per-hop table included, and each run's load average when it was recorded."""
+    by_rate = sorted(results, key=lambda r: float(r["pods_per_s"]))
+    spread: Json = {}
+    for name in SUMMARIZED:
+        values = sorted(float(r[name]) for r in results if r.get(name) is not None)
+        if values:
+            spread[name] = {
+                "min": values[0],
+                "median": statistics.median(values),
+                "max": values[-1],
+            }
+    return {"runs": len(results), "spread": spread, "median_run": by_rate[len(by_rate) // 2]}
+
+
+def render_summary(summary: Json) -> str:
+    lines = [f"{summary['runs']} runs (min / median / max):"]
+    for name, s in summary["spread"].items():
+        lines.append(f"  {name:<22}{s['min']:>10g}{s['median']:>10g}{s['max']:>10g}")
+    lines.append("the median run:")
+    lines.append(render(summary["median_run"]))
+    return "\n".join(lines)
