@@ -71,9 +71,9 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
             gt=0,
             le=1,
             description="while changes keep arriving, the most of its time the scheduler spends "
-            "in cycles: after a cycle of d seconds the next waits d*(1/busy_fraction - 1), so a "
-            "burst is decided in fewer, larger cycles and the followers and other processes get "
-            "the rest",
+            "in cycles: after a cycle of d seconds the next waits (d - min_interval) * "
+            "(1/busy_fraction - 1), so a burst is decided in fewer, larger cycles and the "
+            "followers and other processes get the rest; short cycles are not held back",
         ),
     ] = 0.5
     assume_ttl: Annotated[
@@ -304,7 +304,9 @@ class Scheduler:
             except Exception:  # a bad cycle must not end the scheduler; the next one retries
                 self.shell.log.exception("cycle failed", cycle=self.cycle)
             ended = time.monotonic()
-            rest = (ended - last) * (1 / s.busy_fraction - 1)
+            # Only the part of a cycle beyond min_interval earns a rest: light-load cycles are
+            # short and keep deciding at once; a burst's long ones leave room for the rest.
+            rest = max(ended - last - s.min_interval, 0.0) * (1 / s.busy_fraction - 1)
 
     def at_rest(self) -> bool:
         """Whether a periodic cycle can be skipped. Volcano runs one every period; with no
