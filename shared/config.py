@@ -49,6 +49,18 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(ge=0, description="longest a fetch is parked; Tansu never wakes it early"),
     ] = 20
+    idle_fetch_max_wait_ms: Annotated[
+        int,
+        Meta(
+            ge=0,
+            description="how long a fetch is parked once the consumer has been idle for "
+            "idle_after_ms (0: never change); saves broker and client CPU at rest, and the "
+            "first record after a quiet period waits up to this",
+        ),
+    ] = 200
+    idle_after_ms: Annotated[
+        int, Meta(ge=0, description="time without records after which a consumer is idle")
+    ] = 2_000
     acks: Annotated[
         Literal["all", "1", "0"], Meta(description="producer acknowledgement level")
     ] = "all"

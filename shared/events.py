@@ -24,6 +24,9 @@ class Envelope(msgspec.Struct, kw_only=True, tag_field="type", omit_defaults=Tru
     occurred_at: float = msgspec.field(default_factory=time.time)
     producer: str = ""
     epoch: int = 0
+    # When what this record is about entered the system (the watcher's observation of the
+    # object a decision or result concerns; 0: unknown), so each hop can time the whole wait.
+    entered_at: float = 0.0
 
 
 # --- state topics (watcher → everyone) -----------------------------------------------------

@@ -31,6 +31,7 @@ STATE_TOPIC_OF_KIND: Mapping[str, str] = {
     "ClusterQueue": "state.kueue",
     "LocalQueue": "state.kueue",
     "Workload": "state.kueue",
+    "Cohort": "state.kueue",
 }
 
 

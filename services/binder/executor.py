@@ -38,6 +38,7 @@ from shared.events import (
     PodUnschedulableDecided,
     WarningDecided,
 )
+from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError, KubeClient
 from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
 from shared.kube.events import event_manifest
@@ -60,12 +61,18 @@ class Executor:
         producer: str,
         fence: EpochFence,
         post_events: bool = True,
+        hops: HopMetrics | None = None,
     ) -> None:
         self._kube = kube
-        self._events = EventRecorder(kube)
         self._producer = producer
         self._post_events = post_events
+        self._hops = hops
         self.fence = fence
+        self.events = EventRecorder(kube)
+
+    async def close(self) -> None:
+        """Post the Events still queued (briefly) and stop the posters."""
+        await self.events.close()
 
     async def execute(self, decision: Envelope) -> Envelope | None:
         dropped = self.fence.admit(decision)
@@ -82,11 +89,14 @@ class Executor:
             return dropped
         try:
             if isinstance(decision, PodBindDecided):
-                return await self._bind(decision)
+                result = await self._bind(decision)
+                self._timed(decision, BIND_CALL, ENTERED_TO_BOUND)
+                return result
             if isinstance(decision, PodEvictDecided):
                 return await self._evict(decision)
             if isinstance(decision, PodGroupStatusDecided):
                 await self._podgroup_status(decision)
+                self._timed(decision, BINDER_STATUS_PATCH)
                 return None
             if isinstance(decision, PodUnschedulableDecided):
                 await self._pod_unschedulable(decision)
@@ -109,6 +119,16 @@ class Executor:
             raise
         raise TypeError(f"not a decision: {type(decision).__name__}")
 
+    def _timed(self, d: Envelope, hop: str, entered_hop: str = "") -> None:
+        """``hop`` began when the scheduler decided; ``entered_hop`` when the watcher saw the
+        object the decision is about."""
+        if self._hops is None:
+            return
+        now = time.time()
+        self._hops.observe(hop, d.occurred_at, now)
+        if entered_hop:
+            self._hops.observe(entered_hop, d.entered_at, now)
+
     async def _bind(self, d: PodBindDecided) -> Envelope:
         namespace, name = split_key(d.key)
         common: dict[str, Any] = {
@@ -118,6 +138,7 @@ class Executor:
             "decision_id": d.id,
             "epoch": d.epoch,
             "producer": self._producer,
+            "entered_at": d.entered_at,
         }
         try:
             await self._kube.bind(namespace, name, d.node, uid=d.pod_uid or None)
@@ -259,8 +280,27 @@ class Executor:
             component=COMPONENT,
             now=time.time(),
         )
-        # Events are best effort, never a reason to redo a bind; repeats patch one Event.
-        await self._events.record(event)
+        # Events are best effort and posted in the background, as kube-scheduler's
+        # broadcaster does: a bind never waits for the Event that reports it; repeats patch
+        # one Event (the correlator).
+        self.events.record(event)
+
+
+def superseded(decisions: list[Envelope]) -> set[int]:
+    """Indexes of PodGroup status decisions a later one of the same leader replaces in the
+    batch. Each carries the whole status (phase and all conditions), so only the last one
+    needs writing; when the binder lags, a gang's intermediate conditions ("3 valid, 10
+    minAvailable", then "7 valid, ...") pile up in one batch. Decisions of different epochs
+    are all kept: the fence may refuse the later one."""
+    last: dict[tuple[str, int], int] = {}
+    skipped: set[int] = set()
+    for index, decision in enumerate(decisions):
+        if isinstance(decision, PodGroupStatusDecided):
+            previous = last.get((decision.key, decision.epoch))
+            if previous is not None:
+                skipped.add(previous)
+            last[(decision.key, decision.epoch)] = index
+    return skipped
 
 
 async def _with_retries(executor: Executor, decision: Envelope, attempts: int) -> Envelope | None:

@@ -16,10 +16,11 @@ import msgspec
 from msgspec import Meta
 from prometheus_client import Counter, Histogram
 
-from services.binder.executor import Executor, execute_all
+from services.binder.executor import Executor, execute_all, superseded
 from services.binder.fencing import EpochFence
 from shared.bus import Bus, Outgoing, Record
 from shared.events import Decision, Envelope, decision_decoder, encode
+from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, HopMetrics
 from shared.kube import KubeClient
 from shared.service import ServiceShell
 
@@ -44,7 +45,13 @@ async def run_binder(
 ) -> None:
     topics = shell.topics
     fence = EpochFence(producer=shell.service)
-    executor = Executor(kube, producer=shell.service, fence=fence, post_events=settings.post_events)
+    hops = HopMetrics(shell.registry)
+    executing = [0]  # decisions of the batch in hand: the binder's queue depth
+    for hop in (BIND_CALL, BINDER_STATUS_PATCH):
+        hops.depth(hop, lambda: float(executing[0]))
+    executor = Executor(
+        kube, producer=shell.service, fence=fence, post_events=settings.post_events, hops=hops
+    )
     outcomes = Counter(
         "shoal_binder_outcomes", "decision outcomes", ["outcome"], registry=shell.registry
     )
@@ -62,9 +69,17 @@ async def run_binder(
     async def handle(batch: Sequence[Record[Decision]]) -> None:
         with latency.time():
             decisions: list[Envelope] = [record.value for record in batch]
+            skipped = superseded(decisions)
+            if skipped:
+                outcomes.labels("Superseded").inc(len(skipped))
+                decisions = [d for i, d in enumerate(decisions) if i not in skipped]
             if fence.unknown(decisions):
                 await read_leader_log()  # a new leader, or a forged epoch: the log decides
-            results = await execute_all(executor, decisions, settings.concurrency)
+            executing[0] = len(decisions)
+            try:
+                results = await execute_all(executor, decisions, settings.concurrency)
+            finally:
+                executing[0] = 0
             if results:
                 await bus.produce_many(
                     topics.results,
@@ -76,11 +91,16 @@ async def run_binder(
     await bus.create_topics([*topics.decisions(), topics.results])
     await bus.create_topics([topics.leader], partitions=1)
     await read_leader_log()
-    shell.readiness.mark_ready()
-    await bus.consume(
-        topics=topics.decisions(),
-        group=settings.group,
-        decode=decision_decoder.decode,
-        handler=handle,
-        stopping=stopping,
-    )
+    try:
+        # Ready once the group gave us partitions (the embedded broker takes seconds to settle
+        # a group): before that, a decision would wait for the join, not for the binder.
+        await bus.consume(
+            topics=topics.decisions(),
+            group=settings.group,
+            decode=decision_decoder.decode,
+            handler=handle,
+            stopping=stopping,
+            on_assigned=shell.readiness.mark_ready,
+        )
+    finally:
+        await executor.close()

@@ -50,6 +50,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "reconciles/s, pods created/s",
     ),
     (("bench", "e2e"), "services.cli.bench.e2e", "job created → all pods bound, whole stack"),
+    (
+        ("bench", "idle"),
+        "services.cli.bench.idle",
+        "CPU of the whole stack at rest, first job after",
+    ),
     (("bench", "kueue"), "services.cli.bench.kueue", "Kueue's scheduler baseline, whole stack"),
 )
 

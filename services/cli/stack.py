@@ -37,6 +37,16 @@ def free_port() -> int:
         return port
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time process ``pid`` used so far (from /proc; None if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 EMBEDDED_SCHEDULER_NAMES = ",".join((*SHOAL_SCHEDULER_NAMES, DEFAULT_SCHEDULER_NAME))
 
 
@@ -58,6 +68,7 @@ class StackConfig:
     # A ``preexec_fn`` for every child (``shoal up``: die with the parent). Only for a stack
     # driven from the main thread: the kernel ties the child to the thread that started it.
     preexec: Callable[[], None] | None = None
+    profile_dir: Path | None = None  # sample each process's stacks (services.cli.bench.sampling)
 
 
 @dataclass
@@ -113,6 +124,11 @@ class Process:
             code = self.wait(5)
         return code
 
+    def cpu_seconds(self) -> float | None:
+        if not self.alive() or self.popen is None:
+            return None
+        return cpu_seconds(self.popen.pid)
+
     def rss_mib(self) -> float | None:
         if not self.alive() or self.popen is None:
             return None
@@ -137,7 +153,11 @@ class Stack:
         self.kubesim: Process | None = None
         self.services: dict[str, Process] = {}
 
-    def _python(self, *args: str) -> list[str]:
+    def _python(self, *args: str, profile: str = "") -> list[str]:
+        if profile and self.config.profile_dir is not None:
+            out = str(self.config.profile_dir / f"{profile}.txt")
+            sampler = ["-m", "services.cli.bench.sampling", out, "services.cli.main"]
+            return [sys.executable, *sampler, *args]
         return [sys.executable, "-m", "services.cli.main", *args]
 
     def service_env(self, name: str, health_port: int) -> dict[str, str]:
@@ -208,6 +228,7 @@ class Stack:
             "--kubeconfig-out",
             str(self.kubeconfig),
             *self.config.kubesim_args,
+            profile="kubesim",
         )
         self.kubesim = Process(
             "kubesim",
@@ -227,7 +248,7 @@ class Stack:
         port = free_port()
         return Process(
             name,
-            self._python("run", name),
+            self._python("run", name, profile=name),
             self.service_env(name, port),
             self.workdir / "logs" / f"{name}.log",
             health_port=port,
@@ -305,11 +326,21 @@ class Stack:
             self.services[name] = self._service(name)
             self.services[name].start()
 
-    def rss(self) -> dict[str, float | None]:
+    def _parts(self) -> dict[str, Process]:
         parts = dict(self.services)
         if self.kubesim:
             parts["kubesim"] = self.kubesim
-        return {name: p.rss_mib() for name, p in parts.items()}
+        return parts
+
+    def rss(self) -> dict[str, float | None]:
+        return {name: p.rss_mib() for name, p in self._parts().items()}
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds used so far per process, the embedded broker included."""
+        used = {name: p.cpu_seconds() for name, p in self._parts().items()}
+        if self.broker is not None:
+            used["broker"] = cpu_seconds(self.broker.pid) if self.broker.pid else None
+        return {name: seconds for name, seconds in used.items() if seconds is not None}
 
     def stop(self, *, grace: float = 20.0) -> dict[str, int | None]:
         codes: dict[str, int | None] = {}

@@ -373,4 +373,4 @@ class ActionExecutor:
             component=self._component,
             now=self._wall_clock(),
         )
-        await self._events.record(event)
+        await self._events.post(event)

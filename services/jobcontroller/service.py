@@ -37,6 +37,7 @@ from shared.config import Duration
 from shared.errors import UserError
 from shared.events import ListSynced, StateEvent, state_decoder
 from shared.expectations import Expectations
+from shared.hops import JOBCONTROLLER_SYNC, POD_CREATION, HopMetrics
 from shared.kube import ApiError, resource_for
 from shared.kube.errors import CALL_ERRORS
 from shared.kube.keys import object_key
@@ -135,9 +136,13 @@ class JobController:
         self.queue: WorkQueue[WorkKey] = WorkQueue(
             backoff_base=settings.backoff_base, backoff_max=settings.backoff_max
         )
+        # Per queued key, when the watcher observed the first change it has not synced yet
+        # (live records only: a rebuild's records are history, not waits).
+        self._waiting_since: dict[WorkKey, float] = {}
+        self._observed_at = 0.0
         self.cache = ControllerCache(
             expectations=Expectations(),
-            on_work=self.queue.add,
+            on_work=self._on_work,
             scheduler_names=frozenset(settings.scheduler_names),
         )
         executor = ActionExecutor(
@@ -149,6 +154,9 @@ class JobController:
             gang_scheduler_names=frozenset(settings.gang_scheduler_names),
         )
         self.metrics = Metrics(shell, self.queue)
+        self.hops = HopMetrics(shell.registry)
+        for hop in (JOBCONTROLLER_SYNC, POD_CREATION):
+            self.hops.depth(hop, lambda: float(len(self.queue)))
         self.log = shell.log.bind(shard=settings.shard, shards=settings.shards)
         self._topics = _topics(shell.topics)
         self._sharded_topics = frozenset(shell.topics.state(kind) for kind in SHARDED_KINDS)
@@ -182,7 +190,7 @@ class JobController:
         snapshot = await self.bus.rebuild(topics=self._topics, decode=state_decoder.decode)
         jobs_topic = self.shell.topics.state("Job")
         self._jobs_partitions = sum(1 for tp in snapshot.positions if tp.topic == jobs_topic) or 1
-        await self.handle(snapshot.records)
+        await self.handle(snapshot.records, live=False)
         owned = {tp: o for tp, o in snapshot.positions.items() if self._owns_partition(tp)}
         self.log.info(
             "cache rebuilt",
@@ -194,9 +202,10 @@ class JobController:
         )
         return owned
 
-    async def handle(self, records: Sequence[Record[StateEvent]]) -> None:
+    async def handle(self, records: Sequence[Record[StateEvent]], *, live: bool = True) -> None:
         """Apply records of our shard; a record that cannot be applied is logged and skipped."""
         for record in records:
+            self._observed_at = record.value.occurred_at if live else 0.0
             try:
                 if self._keeps(record):
                     self.cache.apply(record.value)
@@ -207,6 +216,12 @@ class JobController:
                     partition=record.partition,
                     offset=record.offset,
                 )
+        self._observed_at = 0.0
+
+    def _on_work(self, key: WorkKey) -> None:
+        if self._observed_at and key not in self._waiting_since:
+            self._waiting_since[key] = self._observed_at
+        self.queue.add(key)
 
     def _owns_partition(self, tp: TopicPartition) -> bool:
         return tp.topic not in self._sharded_topics or self.sharding.owns(tp.partition)
@@ -261,6 +276,7 @@ class JobController:
 
     async def _sync(self, key: WorkKey) -> None:
         started = time.perf_counter()
+        waiting_since = self._waiting_since.pop(key, 0.0)
         try:
             result = await self.syncer.sync(key)
         except Exception:
@@ -272,6 +288,8 @@ class JobController:
         finally:
             self.metrics.sync_seconds.labels(key.type_key).observe(time.perf_counter() - started)
         outcome = result.outcome
+        hop = POD_CREATION if outcome.created.get("Pod") else JOBCONTROLLER_SYNC
+        self.hops.observe(hop, waiting_since, time.time())
         for kind, count in outcome.created.items():
             self.metrics.created.labels(kind).inc(count)
         for kind, count in outcome.deleted.items():

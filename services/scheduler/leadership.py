@@ -32,6 +32,7 @@ from shared.bus.security import client_options
 from shared.config import KafkaSettings
 
 _log = structlog.get_logger()
+LEADER_LOG_FETCH_MAX_WAIT_MS = 500
 Elected = Callable[[int], Awaitable[None]]
 
 
@@ -41,6 +42,8 @@ class Leadership:
     def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self.epoch = 0
         self.changed = asyncio.Event()
+        # Set once this replica knows its role (leader, or standby behind a live leader).
+        self.known = asyncio.Event()
         self._on_change = on_change
 
     @property
@@ -49,6 +52,7 @@ class Leadership:
 
     def set(self, epoch: int) -> None:
         self.epoch = epoch
+        self.known.set()
         self.changed.set()
         if self._on_change is not None:
             self._on_change()  # a new leader decides at once, not a period later
@@ -64,8 +68,7 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
             self._on_change(False)
 
     async def on_partitions_assigned(self, assigned: Any) -> None:
-        if self._tp in assigned:
-            self._on_change(True)
+        self._on_change(self._tp in assigned)  # not assigned: a standby, which it now knows
 
 
 class _OldestFirst(AbstractPartitionAssignor):  # type: ignore[misc]
@@ -143,7 +146,7 @@ async def run_group_leadership(
 
     def on_change(leader: bool) -> None:
         if leader:
-            elected.set()
+            elected.set()  # known once the election record is written
         else:
             elected.clear()
             if leadership.leading:
@@ -158,7 +161,8 @@ async def run_group_leadership(
         auto_offset_reset="earliest",
         session_timeout_ms=kafka.session_timeout_ms,
         heartbeat_interval_ms=kafka.heartbeat_interval_ms,
-        fetch_max_wait_ms=kafka.fetch_max_wait_ms,
+        # Its records are never waited for (membership is what elects): fetch rarely.
+        fetch_max_wait_ms=LEADER_LOG_FETCH_MAX_WAIT_MS,
         **client_options(kafka),
         # The oldest member leads: a standby joining must not take over from a live leader.
         partition_assignment_strategy=(_oldest_first(time.time_ns()),),

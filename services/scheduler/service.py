@@ -39,12 +39,20 @@ from shared.events import (
     KueueStatusDecided,
     PodBindDecided,
     PodEvictDecided,
+    PodGroupStatusDecided,
     PodUnschedulableDecided,
     Result,
     StateEvent,
     encode,
     result_decoder,
     state_decoder,
+)
+from shared.hops import (
+    BIND_DECISION,
+    BIND_OBSERVED,
+    PODGROUP_ENQUEUE_DECISION,
+    SCHEDULING_CYCLE,
+    HopMetrics,
 )
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
@@ -59,6 +67,17 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     min_interval: Annotated[
         float, Meta(ge=0, description="shortest time between cycles when changes arrive (s)")
     ] = 0.1
+    busy_fraction: Annotated[
+        float,
+        Meta(
+            gt=0,
+            le=1,
+            description="while changes keep arriving, the most of its time the scheduler spends "
+            "in cycles: after a cycle of d seconds the next waits (d - min_interval) * "
+            "(1/busy_fraction - 1), so a burst is decided in fewer, larger cycles and the "
+            "followers and other processes get the rest; short cycles are not held back",
+        ),
+    ] = 0.5
     assume_ttl: Annotated[
         float, Meta(gt=0, description="forget an unconfirmed bind/evict decision after (s)")
     ] = 60.0
@@ -130,7 +149,14 @@ class Scheduler:
         self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
+        self.hops = HopMetrics(shell.registry)
+        waits = self.state.waits
+        self.hops.depth(PODGROUP_ENQUEUE_DECISION, lambda: float(len(waits.podgroups)))
+        self.hops.depth(SCHEDULING_CYCLE, lambda: float(len(waits.pods)))
+        self.hops.depth(BIND_DECISION, lambda: float(len(waits.pods)))
+        self.hops.depth(BIND_OBSERVED, lambda: float(len(self.state.assumed)))
         self.cycle = 0
+        self.last_decided = 0.0  # wall time of the last cycle that published decisions
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None
 
@@ -138,7 +164,8 @@ class Scheduler:
         return sorted({self.topics.state(kind) for kind in STATE_KINDS})
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
-        await self.dead_letter(self.state.apply_state(records))
+        await self.dead_letter(self.state.apply_state(records, now=time.time()))
+        self.hops.durations(BIND_OBSERVED, self.state.waits.drain())
         self.changed.set()
 
     async def dead_letter(self, bad: Sequence[tuple[Record[StateEvent], str]]) -> None:
@@ -184,7 +211,6 @@ class Scheduler:
         self.shell.log.info(
             "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)
         )
-        self.shell.readiness.mark_ready()
         self.changed.set()  # decide as soon as leading: the rebuilt cache is news
         return [
             asyncio.create_task(
@@ -209,6 +235,7 @@ class Scheduler:
 
     async def run_cycle(self) -> list[Envelope]:
         now = time.time()
+        began = now
         self.cycle += 1
         self.state.expire(now)
         started = time.perf_counter()
@@ -237,6 +264,7 @@ class Scheduler:
                 updates, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
             )
         await self.publish(envelopes)
+        self.observe_hops(envelopes, began=began)
         self.metrics.cycles.inc()
         self.metrics.session.observe(session_s)
         self.metrics.assumed.set(len(self.state.assumed))
@@ -263,6 +291,15 @@ class Scheduler:
             await self.bus.produce(self.topics.cycles, encode(record), key=b"cycle")
         return envelopes
 
+    def observe_hops(self, envelopes: list[Envelope], *, began: float) -> None:
+        now = time.time()
+        self.hops.observe(SCHEDULING_CYCLE, began, now)
+        for e in envelopes:
+            if isinstance(e, PodBindDecided):
+                self.hops.observe(BIND_DECISION, e.entered_at, now)
+            elif isinstance(e, PodGroupStatusDecided):
+                self.hops.observe(PODGROUP_ENQUEUE_DECISION, e.entered_at, now)
+
     async def publish(self, envelopes: list[Envelope]) -> None:
         by_topic: dict[str, list[Outgoing]] = {}
         for e in envelopes:
@@ -280,21 +317,49 @@ class Scheduler:
 
     async def cycles(self, stopping: asyncio.Event) -> None:
         s = self.settings
-        last = 0.0
+        last, ended, rest = 0.0, 0.0, 0.0
         while not stopping.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), timeout=s.period)
-            wait = s.min_interval - (time.monotonic() - last)
+            now = time.monotonic()
+            wait = max(s.min_interval - (now - last), rest - (now - ended))
             if wait > 0:
                 await asyncio.sleep(wait)
+            changed = self.changed.is_set()
             self.changed.clear()
             self.metrics.epoch.set(self.leadership.epoch)
-            if self.leadership.leading and not stopping.is_set():
-                last = time.monotonic()
-                try:
-                    await self.run_cycle()
-                except Exception:  # a bad cycle must not end the scheduler; the next one retries
-                    self.shell.log.exception("cycle failed", cycle=self.cycle)
+            if not self.leadership.leading or stopping.is_set():
+                continue
+            if not changed and self.at_rest():
+                continue  # the same inputs would decide nothing again: stay idle
+            last = time.monotonic()
+            try:
+                envelopes = await self.run_cycle()
+                if envelopes:
+                    self.last_decided = time.time()
+            except Exception:  # a bad cycle must not end the scheduler; the next one retries
+                self.shell.log.exception("cycle failed", cycle=self.cycle)
+            ended = time.monotonic()
+            # Only the part of a cycle beyond min_interval earns a rest: light-load cycles are
+            # short and keep deciding at once; a burst's long ones leave room for the rest.
+            rest = max(ended - last - s.min_interval, 0.0) * (1 / s.busy_fraction - 1)
+
+    def at_rest(self) -> bool:
+        """Whether a periodic cycle can be skipped. Volcano runs one every period; with no
+        change since the last cycle, nothing pending and no status awaiting its resend check,
+        it would decide exactly nothing (and record that it did, forever, at rest)."""
+        if time.time() - self.last_decided <= self.settings.status_resend + self.settings.period:
+            return False
+        if self.settings.kueue and self.admission.has_work(self.state.cache):
+            return False
+        return self.state.at_rest()
+
+    async def ready_when_role_known(self, stopping: asyncio.Event) -> None:
+        """Ready once the cache is rebuilt and the election says whether this replica leads:
+        before that, a job would wait for the election (seconds on the embedded broker)."""
+        await self.leadership.known.wait()
+        self.shell.readiness.mark_ready()
+        await stopping.wait()
 
     async def run(self, stopping: asyncio.Event) -> None:
         followers = await self.start(stopping)
@@ -320,6 +385,7 @@ class Scheduler:
             *followers,
             asyncio.create_task(leader, name="leadership"),
             asyncio.create_task(self.cycles(stopping), name="cycles"),
+            asyncio.create_task(self.ready_when_role_known(stopping), name="readiness"),
         ]
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

@@ -20,6 +20,7 @@ import msgspec
 from services.scheduler.conf import CONFIGMAP_KEY
 from services.scheduler.result import SessionResult
 from services.scheduler.snapshot import Snapshot
+from services.scheduler.waits import Waits
 from services.scheduler.warnings import Warnings, conf_configmap
 from shared.bus.records import Record
 from shared.cache import ObjectCache
@@ -70,15 +71,17 @@ class SchedulerState:
         self.positions: dict[str, int] = {}
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
+        self.waits = Waits(ttl=assume_ttl)
 
     # --- inputs ------------------------------------------------------------------------------
 
     def apply_state(
-        self, records: Sequence[Record[StateEvent]]
+        self, records: Sequence[Record[StateEvent]], *, now: float = 0.0
     ) -> list[tuple[Record[StateEvent], str]]:
         """Apply records in order; returns those whose object does not fit its model (e.g. a
         null name) with the error, for the dead-letter topic: never raises on one, so neither
-        live consumption nor the rebuild after a restart stops at a bad record."""
+        live consumption nor the rebuild after a restart stops at a bad record. ``now``: the
+        wall clock, to time the waits of live records (0: not timed)."""
         bad: list[tuple[Record[StateEvent], str]] = []
         for record in records:
             self.positions[f"{record.topic}/{record.partition}"] = record.offset + 1
@@ -88,18 +91,30 @@ class SchedulerState:
                 bad.append((record, str(exc)))
                 continue
             if isinstance(obj, Pod):
-                self._observe_pod(obj, deleted=self.cache.get(POD, _key(obj)) is None)
+                deleted = self.cache.get(POD, _key(obj)) is None
+                self._observe_pod(obj, deleted=deleted, observed=record.value.occurred_at, now=now)
+            elif isinstance(obj, PodGroup) and now:
+                key = object_key(obj.metadata.namespace, obj.metadata.name)
+                pending = (obj.status.phase or "Pending") == "Pending"
+                if pending and self.cache.get(PODGROUP, key) is None:
+                    pending = False  # deleted
+                self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
         return bad
 
-    def _observe_pod(self, pod: Pod, *, deleted: bool) -> None:
+    def _observe_pod(self, pod: Pod, *, deleted: bool, observed: float, now: float) -> None:
         key = _key(pod)
         assumption = self.assumed.get(key)
+        confirmed = False
         if assumption is not None and (
             deleted or pod.spec.nodeName or pod.metadata.uid != assumption.uid
         ):
+            confirmed = not deleted and bool(pod.spec.nodeName)
             del self.assumed[key]
         if key in self.evicting and (deleted or pod.metadata.deletionTimestamp):
             del self.evicting[key]
+        if now:
+            pending = not (deleted or pod.spec.nodeName or pod.metadata.deletionTimestamp)
+            self.waits.pod(key, pending=pending, bound=confirmed, observed=observed, now=now)
 
     def apply_results(self, results: Iterable[Envelope]) -> None:
         for result in results:
@@ -108,7 +123,9 @@ class SchedulerState:
             elif isinstance(result, PodEvictFailed | PodEvicted):
                 self.evicting.pop(result.key, None)
             elif isinstance(result, PodBound):
-                pass  # confirmed when the pod's own record shows the node
+                # Confirmed when the pod's own record shows the node; until then it is timed.
+                awaited = result.key in self.assumed
+                self.waits.bound(result.key, at=result.occurred_at, awaited=awaited)
 
     # --- one cycle -----------------------------------------------------------------------------
 
@@ -117,6 +134,25 @@ class SchedulerState:
             del self.assumed[key]
         for key in [k for k, since in self.evicting.items() if now - since > self.assume_ttl]:
             del self.evicting[key]
+        self.waits.expire(now)
+
+    def at_rest(self) -> bool:
+        """Nothing for a cycle to do unless something changes: no decision in flight, no pod
+        waiting for a node and no PodGroup waiting to be enqueued."""
+        if self.assumed or self.evicting:
+            return False
+        for pod in self.cache.objects(POD):
+            if (
+                isinstance(pod, Pod)
+                and not pod.spec.nodeName
+                and pod.metadata.deletionTimestamp is None
+                and (pod.status.phase or "Pending") == "Pending"
+            ):
+                return False
+        return not any(
+            isinstance(pg, PodGroup) and (pg.status.phase or "Pending") == "Pending"
+            for pg in self.cache.objects(PODGROUP)
+        )
 
     def restore(self, assumed: Mapping[str, str], evicting: Iterable[str], *, now: float) -> None:
         """Put back the in-flight decisions a recorded cycle saw (``shoal replay``)."""
@@ -165,6 +201,7 @@ class SchedulerState:
                     node=node,
                     podgroup=group,
                     cycle=cycle,
+                    entered_at=self.waits.pods.get(key, 0.0),
                     **common,
                 )
             )
@@ -209,6 +246,7 @@ class SchedulerState:
                     succeeded=update.succeeded,
                     failed=update.failed,
                     cycle=cycle,
+                    entered_at=self.waits.podgroups.get(key, 0.0),
                     **common,
                 )
             )

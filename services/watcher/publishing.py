@@ -10,12 +10,14 @@ that fails (the broker is restarting) is retried with capped back-off, never dro
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 
 import structlog
 
 from shared.bus import Bus, Outgoing
 from shared.events import Envelope, encode
+from shared.hops import WATCHER_PUBLISH, HopMetrics
 
 RECORD_OVERHEAD = 1024
 """Bytes a record needs beyond its key and value (batch and record framing, headers)."""
@@ -37,13 +39,19 @@ class Publisher:
         max_record_bytes: int,
         on_too_large: TooLarge,
         retry_backoff_max: float = 5.0,
+        hops: HopMetrics | None = None,
     ) -> None:
         self._bus = bus
         self._topic = topic
         self._limit = max_record_bytes
         self._on_too_large = on_too_large
         self._backoff_max = retry_backoff_max
+        self._hops = hops
         self._queue: asyncio.Queue[Envelope] = asyncio.Queue()
+
+    def __len__(self) -> int:
+        """Events waiting to be published."""
+        return self._queue.qsize()
 
     def put(self, event: Envelope) -> None:
         self._queue.put_nowait(event)
@@ -56,6 +64,10 @@ class Publisher:
             records = [r for e in batch if (r := await self._record(e)) is not None]
             if records:
                 await self._produce(records)
+            if self._hops is not None:  # occurred_at: when the watcher read the event
+                self._hops.observe_many(
+                    WATCHER_PUBLISH, [e.occurred_at for e in batch], time.time()
+                )
             for _ in batch:
                 self._queue.task_done()
 

@@ -28,6 +28,7 @@ from services.watcher.mirror import ResourceMirror
 from services.watcher.publishing import Publisher
 from shared.bus import Bus
 from shared.events import Envelope, ObjectEvent
+from shared.hops import WATCHER_PUBLISH, HopMetrics
 from shared.kube import ApiError, KubeClient, ResourceType, WatchExpired, resource_for
 from shared.kube.errors import CALL_ERRORS
 from shared.kube.events import event_manifest
@@ -54,6 +55,7 @@ DEFAULT_KINDS = (
     "kueue.x-k8s.io/v1beta1/ClusterQueue",
     "kueue.x-k8s.io/v1beta1/LocalQueue",
     "kueue.x-k8s.io/v1beta1/Workload",
+    "kueue.x-k8s.io/v1beta1/Cohort",
 )
 
 
@@ -263,10 +265,12 @@ async def run_watcher(
     watches = []
     limit = shell.kafka.max_request_size
     notice = SkipNotice(kube=kube, metrics=metrics, limit=limit, producer="shoal-watcher")
+    hops = HopMetrics(shell.registry)
+    hops.depth(WATCHER_PUBLISH, lambda: float(sum(map(len, publishers.values()))))
     for rt in resources:
         topic = topics.state(rt.kind)
         publisher = publishers.setdefault(
-            topic, Publisher(bus, topic, max_record_bytes=limit, on_too_large=notice)
+            topic, Publisher(bus, topic, max_record_bytes=limit, on_too_large=notice, hops=hops)
         )
         watches.append(
             ResourceWatch(

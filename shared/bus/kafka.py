@@ -11,7 +11,8 @@ partition's high watermark as the first fetch reports it (`end_offsets()` is wro
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -143,17 +144,20 @@ class KafkaBus:
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        on_assigned: Callable[[], None] | None = None,
     ) -> None:
         await self.create_topics([self.dead_letter_topic])
         consumer = self._consumer(group_id=group)
-        guard = _InFlight(group)
+        guard = _InFlight(group, on_assigned)
         await consumer.start()
+        pacing = Pacing(consumer, self._settings)
         try:
             consumer.subscribe(topics=list(topics), listener=guard)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
                 )
+                pacing.polled(bool(fetched))
                 if not fetched:
                     continue
                 async with guard.lock:
@@ -212,10 +216,12 @@ class KafkaBus:
             consumer.assign([KafkaTopicPartition(*tp) for tp in positions])
             for tp, offset in positions.items():
                 consumer.seek(KafkaTopicPartition(*tp), offset)
+            pacing = Pacing(consumer, self._settings)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
                 )
+                pacing.polled(bool(fetched))
                 batch = [_raw(r) for recs in fetched.values() for r in recs]
                 if batch and not await deliver(
                     batch,
@@ -269,12 +275,56 @@ class KafkaBus:
         await send_dead_letter(produce, raw, stage, error)
 
 
+class Pacing:
+    """Short parked fetches while records flow, long ones at rest.
+
+    The broker answers a parked fetch when data arrives or its wait ends; the embedded broker
+    only when the wait ends, so a short wait is what keeps each hop fast, and it costs both
+    sides CPU a hundred times a second when nothing happens. After ``idle_after_ms`` without
+    records the consumer parks its fetches for ``idle_fetch_max_wait_ms`` instead, and goes
+    back to the short wait with the first record. aiokafka reads the wait from its fetcher
+    for every request it builds; it has no public setter.
+    """
+
+    def __init__(
+        self,
+        consumer: AIOKafkaConsumer,
+        settings: KafkaSettings,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._fetcher = getattr(consumer, "_fetcher", None)
+        self._busy_ms = settings.fetch_max_wait_ms
+        self._idle_ms = settings.idle_fetch_max_wait_ms
+        self._idle_after_s = settings.idle_after_ms / 1000
+        self._enabled = self._idle_ms > self._busy_ms and hasattr(
+            self._fetcher, "_fetch_max_wait_ms"
+        )
+        self._last = clock()
+        self.idle = False
+
+    def polled(self, records: bool) -> None:
+        if not self._enabled:
+            return
+        if records:
+            self._last = self._clock()
+            if self.idle:
+                self._set(self._busy_ms, idle=False)
+        elif not self.idle and self._clock() - self._last > self._idle_after_s:
+            self._set(self._idle_ms, idle=True)
+
+    def _set(self, wait_ms: int, *, idle: bool) -> None:
+        self._fetcher._fetch_max_wait_ms = wait_ms  # type: ignore[union-attr]
+        self.idle = idle
+
+
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
     """Holds the batch lock; revocation waits on it, so partitions move between batches."""
 
-    def __init__(self, group: str) -> None:
+    def __init__(self, group: str, on_assigned: Callable[[], None] | None = None) -> None:
         self.lock = asyncio.Lock()
         self.revoking = False
+        self._on_assigned = on_assigned
         self._log = _log.bind(group=group)
 
     async def on_partitions_revoked(self, revoked: set[KafkaTopicPartition]) -> None:
@@ -288,6 +338,8 @@ class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
     async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
         # Positions come from the group's committed offsets; there is nothing of ours to commit.
         self._log.info("partitions assigned", partitions=sorted(map(tuple, assigned)))
+        if self._on_assigned is not None:
+            self._on_assigned()
 
 
 async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: bool) -> None:

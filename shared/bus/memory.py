@@ -114,12 +114,15 @@ class MemoryBus:
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        on_assigned: Callable[[], None] | None = None,
     ) -> None:
         for topic in topics:
             self._log(topic)
         await self.create_topics([self.dead_letter_topic])
         member = _Member(next(self._member_ids), topics)
         await self._rebalance(group, join=member)
+        if on_assigned is not None:
+            on_assigned()
         try:
             while not stopping.is_set():
                 async with member.lock:

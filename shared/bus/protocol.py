@@ -10,7 +10,7 @@ moves on; tombstones (`None` values) are skipped and committed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar
 
 from shared.bus.records import (
@@ -58,8 +58,12 @@ class Bus(Protocol):
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        on_assigned: Callable[[], None] | None = None,
     ) -> None:
-        """Consume as a member of `group` until `stopping` is set; the last batch is committed."""
+        """Consume as a member of `group` until `stopping` is set; the last batch is committed.
+
+        `on_assigned` is called each time the group gives this member its partitions (possibly
+        none): from then on it receives records, so a service may call itself ready."""
         ...
 
     async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:

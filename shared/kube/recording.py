@@ -13,13 +13,14 @@ core with the clock passed in and small per-process LRU caches (4096 entries eac
 
 So a recurring Event costs one PATCH instead of one more object, and no extra call: the caches
 remember what this process posted. ``EventRecorder`` is the I/O shell over a ``KubeClient``
-(or any ``EventSink``).
+(or any ``EventSink``): it posts in the background, as client-go's event broadcaster does.
 Shoal posts core/v1 Events (what ``kubectl describe`` reads), so repetition shows as
 ``count``/``lastTimestamp``, not the ``series`` of events.k8s.io.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections import OrderedDict
@@ -263,15 +264,70 @@ class EventSink(Protocol):
 
 
 class EventRecorder:
-    """Posts Events through the correlator: one create per new Event, one patch per repeat."""
+    """Posts Events through the correlator, in the background, as client-go's broadcaster.
 
-    def __init__(self, kube: EventSink, *, clock: Callable[[], float] = time.time) -> None:
+    An Event never holds up the work it describes (kube-scheduler hands each to a buffered
+    broadcaster and goes on binding): ``record`` queues it and returns at once; a few tasks
+    correlate and post the queue — one create per new Event, one patch per repeat. When the
+    backlog is full (the API server slow or away) new Events are dropped and counted.
+    ``close`` posts what is queued for at most ``drain_s``, then gives up.
+    """
+
+    def __init__(
+        self,
+        kube: EventSink,
+        *,
+        clock: Callable[[], float] = time.time,
+        concurrency: int = 8,
+        backlog: int = 10_000,
+    ) -> None:
         self._kube = kube
         self._clock = clock
         self.correlator = EventCorrelator()
+        self._concurrency = concurrency
+        self._queue: asyncio.Queue[Json] = asyncio.Queue(maxsize=backlog)
+        self._posters: list[asyncio.Task[None]] = []
+        self.dropped = 0
 
-    async def record(self, event: Json) -> None:
-        """Best effort, as client-go's: a failed Event is dropped, never raised."""
+    def record(self, event: Json) -> None:
+        """Queue one Event (from a task on the running loop); never blocks, never raises."""
+        if not self._posters:
+            self._posters = [
+                asyncio.create_task(self._run(), name=f"event poster {i}")
+                for i in range(self._concurrency)
+            ]
+        try:
+            self._queue.put_nowait(event)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    def __len__(self) -> int:
+        return self._queue.qsize()
+
+    async def flush(self) -> None:
+        """Until every Event queued so far was posted (or failed)."""
+        await self._queue.join()
+
+    async def close(self, *, drain_s: float = 2.0) -> None:
+        if self._posters:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.flush(), drain_s)
+        for task in self._posters:
+            task.cancel()
+        await asyncio.gather(*self._posters, return_exceptions=True)
+        self._posters = []
+
+    async def _run(self) -> None:
+        while True:
+            event = await self._queue.get()
+            try:
+                await self.post(event)
+            finally:
+                self._queue.task_done()
+
+    async def post(self, event: Json) -> None:
+        """Correlate and post one Event now. Best effort, as client-go's: a failed Event is
+        dropped, never raised."""
         result = self.correlator.correlate(event, self._clock())
         if result.skip:
             return

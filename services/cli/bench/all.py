@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-BENCHES = ("bus", "kubesim", "scheduler", "restart", "jobcontroller", "e2e")
+BENCHES = ("bus", "kubesim", "scheduler", "restart", "jobcontroller", "e2e", "idle")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

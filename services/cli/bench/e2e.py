@@ -11,6 +11,8 @@ four services as processes), then measures two things against architecture §7:
 
 Pods carry no duration, so they keep running: the benchmark measures binding, not completion.
 Binding is observed through a pod watch, as a user would see it. RSS per process is sampled.
+Per hop of the chain (``shared.hops``), the services' own histograms give the p50/p99 time
+spent and their gauges the queue depth, for the light-load run and for the burst.
 """
 
 from __future__ import annotations
@@ -18,13 +20,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.cli.bench.hops import (
+    DepthSampler,
+    difference,
+    hop_buckets,
+    render_rows,
+    scrape,
+    slowest,
+    table,
+)
 from shared.errors import UserError
 
 Json = dict[str, Any]
@@ -42,6 +54,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600, help="deadline of the burst (s)")
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--runs", type=int, default=1, help="runs in a row, each on a fresh stack (min/median/max)"
+    )
+    parser.add_argument(
+        "--profile", type=Path, help="write a sampled stack profile of each process here"
+    )
 
 
 @dataclass
@@ -169,7 +187,11 @@ async def bench(args: argparse.Namespace) -> Json:
     from shared.kube import KubeClient, resource_for
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-e2e-"))
-    config = StackConfig(workdir=workdir, nodes=args.nodes, node_cpu=args.node_cpu)
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    config = StackConfig(
+        workdir=workdir, nodes=args.nodes, node_cpu=args.node_cpu, profile_dir=args.profile
+    )
     stack = Stack(config)
     rss_peak: dict[str, float] = {}
     try:
@@ -188,15 +210,29 @@ async def bench(args: argparse.Namespace) -> Json:
                 await asyncio.sleep(1)
 
         sampling = asyncio.create_task(sample_rss())
+        ports = {n: p.health_port for n, p in stack.services.items() if p.health_port}
+        light_depths = DepthSampler(ports)
+        burst_depths = DepthSampler(ports)
         try:
             print(f"light load: {args.light_jobs} jobs of {args.pods_per_job} pods, one by one")
+            at_start = hop_buckets(await scrape(ports))
+            depth_task = asyncio.create_task(light_depths.run())
             light = await _light(kube, binding, args.light_jobs, args.pods_per_job)
+            depth_task.cancel()
+            after_light = hop_buckets(await scrape(ports))
             print(f"burst: {args.jobs} jobs x {args.pods_per_job} pods on {args.nodes} nodes")
+            depth_task = asyncio.create_task(burst_depths.run())
+            cpu_before = stack.cpu()
             started, last_bound = await _burst(kube, binding, args)
+            cpu_burst = {k: v - cpu_before.get(k, 0.0) for k, v in stack.cpu().items()}
+            depth_task.cancel()
+            after_burst = hop_buckets(await scrape(ports))
         finally:
             watching.cancel()
             sampling.cancel()
             await kube.close()
+        light_hops = table(difference(at_start, after_light), light_depths.samples)
+        burst_hops = table(difference(after_light, after_burst), burst_depths.samples)
         burst = [f"job-{i}" for i in range(args.jobs)]
         bound_pods = sum(len(binding.bound.get(n, {})) for n in burst)
         latencies = binding.latencies(burst)
@@ -226,8 +262,14 @@ async def bench(args: argparse.Namespace) -> Json:
             "light_jobs": args.light_jobs,
             "light_p50_s": round(statistics.median(light), 3) if light else None,
             "light_max_s": round(max(light), 3) if light else None,
+            "light_first_s": round(light[0], 3) if light else None,
+            "hops_light": [asdict(r) for r in light_hops],
+            "hops_burst": [asdict(r) for r in burst_hops],
+            "slowest_hop_burst": slowest(burst_hops),
+            "cpu_s_burst": {k: round(v, 1) for k, v in cpu_burst.items()},
             "rss_mib_at_end": {k: round(v or 0.0, 1) for k, v in stack.rss().items()},
             "rss_mib_peak": {k: round(v, 1) for k, v in rss_peak.items()},
+            "load_average": [round(x, 2) for x in os.getloadavg()],
             "workdir": str(workdir),
         }
     finally:
@@ -246,12 +288,20 @@ def render(result: Json) -> str:
         f"created -> bound p50 {result['pod_created_to_bound_p50_s']} s, "
         f"p99 {result['pod_created_to_bound_p99_s']} s (scheduler + binder)",
         f"  light load   p50 {result['light_p50_s']} s, max {result['light_max_s']} s over "
-        f"{result['light_jobs']} jobs (target p50 < 1.5 s)",
+        f"{result['light_jobs']} jobs; first job after start {result['light_first_s']} s "
+        "(targets: p50 <= 0.2 s, first <= 1 s)",
+        "  per hop, light load:",
+        *render_rows(result["hops_light"]),
+        f"  per hop, burst (slowest: {result['slowest_hop_burst']}):",
+        *render_rows(result["hops_burst"]),
+        f"  CPU s burst  {sum(result['cpu_s_burst'].values()):.1f} in all: "
+        + ", ".join(f"{k} {v}" for k, v in result["cpu_s_burst"].items()),
         "  RSS MiB      "
         + ", ".join(
             f"{k} {result['rss_mib_peak'].get(k, v)} (end {v})"
             for k, v in result["rss_mib_at_end"].items()
         ),
+        f"  load average {result.get('load_average')} (1, 5, 15 min) at the end",
         f"  logs         {result['workdir']}/logs",
     ]
     return "\n".join(lines)
@@ -263,7 +313,52 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{name.replace('_', '-')} must be at least 1")
     if args.light_jobs < 0:
         raise UserError("--light-jobs must not be negative")
-    result = asyncio.run(bench(args))
-    print(json.dumps(result) if args.json else render(result))
-    complete = result["pods_bound"] == args.jobs * args.pods_per_job
+    if args.runs < 1:
+        raise UserError("--runs must be at least 1")
+    results: list[Json] = []
+    for index in range(args.runs):
+        results.append(asyncio.run(bench(args)))
+        if args.runs > 1 and not args.json:
+            print(f"run {index + 1} of {args.runs}:\n{render(results[-1])}", flush=True)
+    if args.runs == 1:
+        print(json.dumps(results[0]) if args.json else render(results[0]))
+    else:
+        summary = summarize(results)
+        print(json.dumps(summary) if args.json else render_summary(summary))
+    complete = all(r["pods_bound"] == args.jobs * args.pods_per_job for r in results)
     return 0 if complete else 1
+
+
+SUMMARIZED = (
+    "pods_per_s",
+    "job_to_bound_p50_s",
+    "job_to_bound_p99_s",
+    "pods_created_per_s",
+    "light_p50_s",
+    "light_first_s",
+)
+
+
+def summarize(results: list[Json]) -> Json:
+    """Min / median / max of the headline numbers over runs; the median run (by pods/s) whole,
+    per-hop table included, and each run's load average when it was recorded."""
+    by_rate = sorted(results, key=lambda r: float(r["pods_per_s"]))
+    spread: Json = {}
+    for name in SUMMARIZED:
+        values = sorted(float(r[name]) for r in results if r.get(name) is not None)
+        if values:
+            spread[name] = {
+                "min": values[0],
+                "median": statistics.median(values),
+                "max": values[-1],
+            }
+    return {"runs": len(results), "spread": spread, "median_run": by_rate[len(by_rate) // 2]}
+
+
+def render_summary(summary: Json) -> str:
+    lines = [f"{summary['runs']} runs (min / median / max):"]
+    for name, s in summary["spread"].items():
+        lines.append(f"  {name:<22}{s['min']:>10g}{s['median']:>10g}{s['max']:>10g}")
+    lines.append("the median run:")
+    lines.append(render(summary["median_run"]))
+    return "\n".join(lines)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+from prometheus_client import CollectorRegistry
 
-from services.binder.executor import Executor, execute_all
+from services.binder.executor import Executor, execute_all, superseded
 from services.binder.fencing import EpochFence
 from shared.bus import RetryLater
 from shared.events import (
@@ -16,7 +18,9 @@ from shared.events import (
     PodBound,
     PodEvictDecided,
     PodEvicted,
+    PodGroupStatusDecided,
 )
+from shared.hops import BIND_CALL, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError
 
 
@@ -100,3 +104,46 @@ async def test_evicting_a_pod_that_is_gone_counts_as_evicted() -> None:
     kube = FakeKube()
     results = await run(kube, [PodEvictDecided(key="ns/x", pod_uid="u", epoch=1)])
     assert isinstance(results[0], PodEvicted)
+
+
+async def test_bind_is_timed_from_the_decision_and_from_when_the_pod_entered() -> None:
+    kube = FakeKube()
+    kube.nodes["ns/a"] = None
+    registry = CollectorRegistry()
+    fence = EpochFence(producer="test")
+    fence.learn([1])
+    executor = Executor(
+        kube,  # type: ignore[arg-type]
+        producer="test",
+        fence=fence,
+        post_events=False,
+        hops=HopMetrics(registry),
+    )
+    now = time.time()
+    decision = PodBindDecided(
+        key="ns/a", pod_uid="u", node="n1", epoch=1, occurred_at=now - 1, entered_at=now - 3
+    )
+    [result] = await execute_all(executor, [decision], concurrency=1)
+    assert isinstance(result, PodBound) and result.entered_at == now - 3
+    call = registry.get_sample_value("shoal_hop_seconds_sum", {"hop": BIND_CALL})
+    whole = registry.get_sample_value("shoal_hop_seconds_sum", {"hop": ENTERED_TO_BOUND})
+    assert call is not None and 1.0 <= call < 2.0
+    assert whole is not None and 3.0 <= whole < 4.0
+
+
+def status(key: str, phase: str, epoch: int = 1) -> PodGroupStatusDecided:
+    return PodGroupStatusDecided(key=key, phase=phase, epoch=epoch)
+
+
+@pytest.mark.parametrize(
+    ("decisions", "skipped"),
+    [
+        ([status("ns/a", "Inqueue"), status("ns/a", "Running")], {0}),
+        ([status("ns/a", "Inqueue"), status("ns/b", "Inqueue")], set()),
+        ([status("ns/a", "Inqueue", 1), status("ns/a", "Running", 2)], set()),
+        ([status("ns/a", "P"), bind("a", "n1"), status("ns/a", "I"), status("ns/a", "R")], {0, 2}),
+    ],
+    ids=["later-status-wins", "other-podgroup", "other-epoch-kept", "only-the-last-of-three"],
+)
+def test_superseded_podgroup_statuses(decisions: list[Any], skipped: set[int]) -> None:
+    assert superseded(decisions) == skipped

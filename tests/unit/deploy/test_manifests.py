@@ -343,7 +343,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("scheduling.volcano.sh", "podgroups queues", READ),
         ("bus.volcano.sh", "commands", READ),
         ("kubeflow.org", "pytorchjobs", READ),
-        ("kueue.x-k8s.io", "resourceflavors clusterqueues localqueues workloads", READ),
+        ("kueue.x-k8s.io", "resourceflavors clusterqueues localqueues workloads cohorts", READ),
         EVENTS,
     ),
     "jobcontroller": _rules(

@@ -17,6 +17,7 @@ from services.jobcontroller.service import JobController, JobControllerSettings
 from shared.bus.memory import MemoryBus
 from shared.config import KafkaSettings, ServiceSettings
 from shared.events import ObjectEvent, encode
+from shared.hops import HOP_QUEUE_DEPTH, HOP_SECONDS, JOBCONTROLLER_SYNC, POD_CREATION
 from shared.kube import resource_for
 from shared.models import Json
 from shared.service import KubeSettings, ServiceShell
@@ -264,3 +265,28 @@ async def test_transient_api_errors_are_retried_with_backoff() -> None:
         "shoal_jobcontroller_errors_total", {"reason": "transient"}
     )
     assert errors == 3
+
+
+async def test_syncs_are_timed_from_the_watchers_observation() -> None:
+    cluster = Cluster()
+    await cluster.start()
+    job = cluster.kube.put(volcano_job("timed"))
+    async with running(cluster) as controller:
+        registry = controller.shell.registry
+        group = f"timed-{job['metadata']['uid']}"
+        await eventually(lambda: cluster.kube.get(PODGROUP_RT, f"ns/{group}") is not None)
+        # The job was in the log before the start: rebuilt, not timed.
+        assert registry.get_sample_value(f"{HOP_SECONDS}_count", {"hop": POD_CREATION}) is None
+        await cluster.kube.patch(
+            PODGROUP_RT,
+            group,
+            {"status": {"phase": "Inqueue"}},
+            namespace="ns",
+            subresource="status",
+        )
+        await eventually(lambda: len(pods_of(cluster.kube, "timed")) == 2)
+        await eventually(
+            lambda: registry.get_sample_value(f"{HOP_SECONDS}_count", {"hop": POD_CREATION}) == 1
+        )
+        depth = registry.get_sample_value(HOP_QUEUE_DEPTH, {"hop": JOBCONTROLLER_SYNC})
+        assert depth is not None

@@ -174,3 +174,31 @@ def test_partial_admission_writes_the_reduced_count_into_the_admission() -> None
     assert result.admitted["default/partial"].podsets["main"].count == 2
     assignment = _by_key(updates)["default/partial"]["admission"]["podSetAssignments"][0]
     assert assignment["count"] == 2
+
+
+def test_a_cohort_objects_quota_is_shared_by_its_queues() -> None:
+    """Kueue's Cohort object: quota of its own that its ClusterQueues borrow."""
+    cohort = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "kind": "Cohort",
+        "metadata": {"name": "root"},
+        "spec": {
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {"name": "default", "resources": [{"name": "cpu", "nominalQuota": "4"}]}
+                    ],
+                }
+            ]
+        },
+    }
+    cache = _cache(
+        flavor("default"),
+        cohort,
+        cluster_queue("cq", {"default": quota("0")}, cohort="root"),
+        local_queue("lq", "cq"),
+        workload("borrower", "3", minute=1),
+    )
+    result, _ = AdmissionState().decide(cache, T0)
+    assert list(result.admitted) == ["default/borrower"]

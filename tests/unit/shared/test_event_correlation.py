@@ -167,5 +167,5 @@ async def test_recorder_patches_the_first_event_for_repeats() -> None:
     clock = iter(float(t) for t in range(1000, 2000, 10))
     recorder = EventRecorder(sink, clock=lambda: next(clock))
     for _ in range(3):
-        await recorder.record(copy.deepcopy(DUPLICATE))
+        await recorder.post(copy.deepcopy(DUPLICATE))
     assert sink.calls == [("create", "ev-1", 1), ("patch", "ev-1", 2), ("patch", "ev-1", 3)]
