@@ -46,7 +46,12 @@ def new_phase(job: JobInfo, *, unschedulable: bool) -> str:
 def finished(job: JobInfo) -> bool:
     """Every scheduled task ended and the gang had run: nothing is left to schedule or explain,
     so no Unschedulable condition (Volcano's gang writes one for a job whose pods failed)."""
-    return new_phase(job, unschedulable=False) == COMPLETED and not job.counts[TaskStatus.PENDING]
+    counts = job.counts
+    if counts[TaskStatus.PENDING] or not (
+        counts[TaskStatus.SUCCEEDED] or counts[TaskStatus.FAILED]
+    ):
+        return False  # the common case, decided without counting the scheduled tasks
+    return new_phase(job, unschedulable=False) == COMPLETED
 
 
 def fit_error(job: JobInfo) -> str:

@@ -123,8 +123,7 @@ class GangPlugin(BasePlugin):
         for job in ssn.jobs.values():
             # Volcano's gang skips jobs without tasks: a PodGroup whose pods are not created
             # yet has nothing to explain, unless another plugin held it back (why pending).
-            held_back = any(plugin != NAME for plugin in job.reasons)
-            if finished(job) or (not job.tasks and not held_back):
+            if finished(job) or (not job.tasks and all(p == NAME for p in job.reasons)):
                 continue
             if _ready(job):
                 ssn.set_condition(
