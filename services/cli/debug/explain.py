@@ -25,12 +25,24 @@ from shared.models import Condition
 
 
 def explain(result: SessionResult, job: str) -> JobReasons:
-    """The reasons the session kept for ``job`` (``namespace/podgroup``)."""
-    try:
-        return result.reasons[job]
-    except KeyError:
-        known = ", ".join(sorted(result.reasons)[:10]) or "none"
-        raise UserError(f"job {job!r} was not in the session (jobs: {known})") from None
+    """The reasons the session kept for ``job``: ``namespace/podgroup``, or the job's own name
+    (a Volcano Job's PodGroup is ``<job>-<uid>``)."""
+    found = result.reasons.get(job)
+    if found is not None:
+        return found
+    named = [key for key in result.reasons if _volcano_podgroup_of(key, job)]
+    if len(named) == 1:
+        return result.reasons[named[0]]
+    known = ", ".join(sorted(result.reasons)[:10]) or "none"
+    raise UserError(f"job {job!r} was not in the session (jobs: {known})")
+
+
+_UID_LENGTH = 36
+
+
+def _volcano_podgroup_of(key: str, job: str) -> bool:
+    """``key`` is ``<job>-<uid>``, the PodGroup Volcano's job controller names after a job."""
+    return key.startswith(job + "-") and len(key) == len(job) + 1 + _UID_LENGTH
 
 
 def as_dict(reasons: JobReasons, conditions: list[Condition] | None = None) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import yaml
 from services.cli.debug.explain import as_dict, explain, render
 from services.cli.debug.logfile import write_records
 from services.cli.main import main
+from services.scheduler.result import JobReasons, SessionResult
 from shared.errors import UserError
 from shared.models import Model
 from tests.unit.scheduler.builders import group, node, pod, queue, schedule
@@ -145,3 +146,13 @@ def test_cli_needs_a_source(
     monkeypatch.delenv("KAFKA_BOOTSTRAP", raising=False)
     assert main(["explain", "default/train"]) == 2
     assert "give -f FILE" in capsys.readouterr().err
+
+
+def test_a_volcano_job_is_found_by_its_own_name() -> None:
+    """`shoal explain ns/<job>` finds the PodGroup Volcano names `<job>-<uid>`."""
+    key = "default/train-0b8f6c52-3a1e-4c9e-9f1d-2b7d5c0e8a11"
+    reasons = JobReasons(job=key, queue="default", phase="Pending")
+    result = SessionResult(reasons={key: reasons, "default/other": reasons})
+    assert explain(result, "default/train") is reasons
+    with pytest.raises(UserError, match="was not in the session"):
+        explain(result, "default/tra")
