@@ -16,6 +16,7 @@ from typing import Any
 from services.kubesim import batch_selector, batch_validation
 from services.kubesim.fielderrors import Cause, go_value, too_long
 from shared.errors import QuantityError
+from shared.models.volcano import MAX_REPLICAS
 from shared.quantities import parse_quantity
 
 Obj = dict[str, Any]
@@ -23,8 +24,6 @@ Obj = dict[str, Any]
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 # The largest milli-value of a quantity (int64), as Kubernetes' Quantity.MilliValue holds it.
 MAX_MILLI = 2**63 - 1
-# Pods per Volcano task or PyTorchJob replica type (Kubernetes bounds Indexed Jobs the same).
-MAX_REPLICAS = 100_000
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
