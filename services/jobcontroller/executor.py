@@ -40,6 +40,8 @@ from shared.kube.patch import merge_diff
 from shared.kube.recording import EventRecorder
 from shared.models import Json, Model
 
+# Kinds the watcher never mirrors: read before deleting to check ownership.
+_UNMIRRORED_KINDS = frozenset({"Secret"})
 _TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
 _API_VERSION_OF_KIND = {
     "Pod": "v1",
@@ -54,6 +56,8 @@ _API_VERSION_OF_KIND = {
 
 class KubeApi(Protocol):
     """The verbs of ``shared.kube.KubeClient`` the job controller uses (a fake in unit tests)."""
+
+    async def get(self, rt: ResourceType, name: str, namespace: str | None = None) -> Json: ...
 
     async def create(self, rt: ResourceType, obj: Json, namespace: str | None = None) -> Json: ...
 
@@ -168,7 +172,7 @@ class ActionExecutor:
         if not outcome.failed:
             await self._patches(job, actions.patch, outcome)
         if not outcome.failed:
-            await self._deletions(job, actions, outcome)
+            await self._deletions(job, job_obj, actions, outcome)
             await self._creations(job, job_obj, actions, outcome)
         if not outcome.failed:
             await self._patches(job, actions.patch_after_create, outcome)
@@ -240,12 +244,19 @@ class ActionExecutor:
             # A job or Workload written by Kueue's step: its next sync must see the write.
             self._cache.observe_written(written)
 
-    async def _deletions(self, job: WorkKey, actions: Actions, outcome: Outcome) -> None:
+    async def _deletions(
+        self, job: WorkKey, job_obj: Json, actions: Actions, outcome: Outcome
+    ) -> None:
         kinds = actions.delete_kinds or ["Pod"] * len(actions.delete)
         for kind, key in zip(kinds, actions.delete, strict=True):
             type_key = _type_key(kind)
             cached = self._cache.objects.get(type_key, key)
             uid = cached.metadata.uid if cached is not None else ""
+            if kind in _UNMIRRORED_KINDS:
+                owned = await self._owned_uid(job_obj, kind, key, outcome)
+                if owned is None:
+                    continue
+                uid = owned
             exp_key = expectation_key(job, type_key)
             if uid:
                 self._cache.expectations.expect_deletions(exp_key, [uid], self._clock())
@@ -260,6 +271,32 @@ class ActionExecutor:
                 outcome.deleted[kind] = outcome.deleted.get(kind, 0) + 1
             elif uid:  # the call failed: no DELETED event will come for this attempt
                 self._cache.expectations.deletion_observed(exp_key, uid)
+
+    async def _owned_uid(self, job_obj: Json, kind: str, key: str, outcome: Outcome) -> str | None:
+        """The uid of ``key`` when the synced job is its controller owner; None when it is gone
+        or belongs to someone else (then it is left alone, with a Warning Event). Objects the
+        watcher does not mirror (Secrets) are read first, so a name clash — a user's own
+        ``<job>-ssh`` Secret — is never deleted; the uid precondition covers a replacement
+        between the read and the delete."""
+        namespace, name = split_key(key)
+        try:
+            current = await self._kube.get(resource_for("v1", kind), name, namespace)
+        except CALL_ERRORS as exc:
+            if not (isinstance(exc, ApiError) and exc.status == 404):
+                outcome.errors.append(exc)
+            return None
+        job_uid = (job_obj.get("metadata") or {}).get("uid")
+        meta = current.get("metadata") or {}
+        owners = meta.get("ownerReferences") or []
+        if job_uid and any(o.get("uid") == job_uid and o.get("controller") for o in owners):
+            return str(meta.get("uid") or "") or None
+        await self.post_event(
+            job_obj,
+            "Warning",
+            "NotOwned",
+            f"{kind} {name} is not controlled by this job; it was left in place",
+        )
+        return None
 
     async def _delete(
         self,

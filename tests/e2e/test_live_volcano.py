@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from shared.kube import KubeClient
+from shared.kube import KubeClient, resource_for
 from tests.e2e.e2e_cluster import POD, VCJOB, container, eventually, vcjob
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
@@ -94,3 +94,41 @@ def _started(pod: dict[str, Any]) -> str:
             if at:
                 return str(at)
     raise AssertionError(f"pod {pod['metadata']['name']} never started")
+
+
+async def test_the_ssh_plugin_deletes_only_the_secret_its_job_controls(
+    kube: KubeClient, namespace: str
+) -> None:
+    # Defect 14: the job controller deleted `<job>-ssh` by name, whoever it belonged to.
+    secret_rt = resource_for("v1", "Secret")
+    await kube.create(
+        secret_rt,
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "mine-ssh", "namespace": namespace},
+            "stringData": {"note": "a user's own Secret"},
+        },
+    )
+    for name in ("mine", "ours"):
+        manifest = vcjob(name, namespace, replicas=2, duration="500ms")
+        manifest["spec"]["plugins"] = {"ssh": [], "svc": []}
+        await kube.create(VCJOB, manifest)
+
+    async def finished(name: str) -> bool:
+        job = await kube.get(VCJOB, name, namespace)
+        return bool((job.get("status") or {}).get("state", {}).get("phase") == "Completed")
+
+    for name in ("mine", "ours"):
+        await eventually(lambda n=name: finished(n), timeout=90, what=f"job {name} to complete")
+
+    async def ours_gone() -> bool:
+        secrets, _ = await kube.list_all(secret_rt, namespace=namespace)
+        return "ours-ssh" not in {s["metadata"]["name"] for s in secrets}
+
+    await eventually(ours_gone, timeout=30, what="the job's own ssh Secret to be deleted")
+    kept = await kube.get(secret_rt, "mine-ssh", namespace)
+    assert not kept["metadata"].get("ownerReferences"), kept["metadata"]
+    events, _ = await kube.list_all(resource_for("v1", "Event"), namespace=namespace)
+    reasons = {(e["involvedObject"]["name"], e["reason"]) for e in events}
+    assert ("mine", "NotOwned") in reasons, reasons

@@ -348,7 +348,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
     ),
     "jobcontroller": _rules(
         ("core", "pods services configmaps", "create delete patch"),
-        ("core", "secrets", "create delete"),
+        ("core", "secrets", "get create delete"),
         ("scheduling.volcano.sh", "podgroups", "create delete patch"),
         ("batch", "jobs", "patch"),
         ("batch batch.volcano.sh", "jobs/status", "update patch"),
@@ -386,6 +386,8 @@ DENIED = [
     ("watcher", "", "pods", "create"),
     ("watcher", "", "secrets", "get"),
     ("jobcontroller", "", "pods", "list"),
+    ("jobcontroller", "", "secrets", "list"),
+    ("jobcontroller", "", "secrets", "patch"),
     ("jobcontroller", "", "pods/binding", "create"),
     ("jobcontroller", "", "nodes", "patch"),
 ]

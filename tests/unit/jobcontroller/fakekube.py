@@ -8,6 +8,7 @@ to a MemoryBus, as the watcher would) sees every ADDED/MODIFIED/DELETED.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +37,7 @@ class FakeKube:
         """The next calls of ``verb`` on ``kind`` ``key`` ('*' matches any key) raise these."""
         self.failures.setdefault((verb, kind, key), []).extend(errors)
 
-    def get(self, rt: ResourceType | str, key: str) -> Json | None:
+    def stored(self, rt: ResourceType | str, key: str) -> Json | None:
         type_key = rt if isinstance(rt, str) else f"{rt.api_version}/{rt.kind}"
         return self.objects.get((type_key, key))
 
@@ -104,11 +105,20 @@ class FakeKube:
         verb = f"patch/{subresource}" if subresource else "patch"
         self.calls.append((verb, rt.kind, key, patch))
         self._check(verb, rt.kind, key)
-        current = self.get(rt, key)
+        current = self.stored(rt, key)
         if current is None:
             raise ApiError(404, "NotFound", f"{rt.plural} {name} not found")
         updated: Json = merge_patch(current, patch)
         return self._store(updated, ObjectModified)
+
+    async def get(self, rt: ResourceType, name: str, namespace: str | None = None) -> Json:
+        key = object_key(namespace, name)
+        self.calls.append(("get", rt.kind, key, None))
+        self._check("get", rt.kind, key)
+        current = self.objects.get((f"{rt.api_version}/{rt.kind}", key))
+        if current is None:
+            raise ApiError(404, "NotFound", f"{rt.plural} {name} not found")
+        return copy.deepcopy(current)
 
     async def delete(
         self,
@@ -123,9 +133,12 @@ class FakeKube:
         key = object_key(namespace, name)
         self.calls.append(("delete", rt.kind, key, {"propagation": propagation_policy, "uid": uid}))
         self._check("delete", rt.kind, key)
-        current = self.objects.pop((f"{rt.api_version}/{rt.kind}", key), None)
-        if current is None:
+        stored = self.objects.get((f"{rt.api_version}/{rt.kind}", key))
+        if stored is None:
             raise ApiError(404, "NotFound", f"{rt.plural} {name} not found")
+        if uid and stored["metadata"].get("uid") != uid:
+            raise ApiError(409, "Conflict", f"Precondition failed: UID in precondition: {uid}")
+        current = self.objects.pop((f"{rt.api_version}/{rt.kind}", key))
         self._emit(ObjectDeleted, current)
         return current
 

@@ -69,7 +69,7 @@ async def test_create_conflict_is_success_and_lowers_the_expectation() -> None:
     assert outcome.created == {"Pod": 1}
     exp = cache.expectations.get(PODS_EXP)
     assert exp is not None and exp.add == 1  # only the real creation is still expected
-    observe(cache, kube.get(POD, "ns/train-worker-1") or {})
+    observe(cache, kube.stored(POD, "ns/train-worker-1") or {})
     assert cache.expectations.satisfied(PODS_EXP, now=0.0)
 
 
@@ -131,7 +131,7 @@ async def test_status_goes_to_the_status_subresource_interim_first() -> None:
         ("patch", "Pod", {"metadata": {"finalizers": None}}),
         ("patch/status", "Job", {"status": {"uncounted": None, "succeeded": 1}}),
     ]
-    assert (kube.get("batch.volcano.sh/v1alpha1/Job", "ns/train") or {})["status"] == {
+    assert (kube.stored("batch.volcano.sh/v1alpha1/Job", "ns/train") or {})["status"] == {
         "succeeded": 1
     }
 
@@ -179,6 +179,50 @@ async def test_commands_job_deletion_and_best_effort_events() -> None:
         ("Fine", "job-uid"),
     ]
     assert len(kube.of_kind("Event")) == 1
+
+
+def secret(name: str, owner_uid: str | None) -> Json:
+    meta: Json = {"name": name, "namespace": "ns"}
+    if owner_uid is not None:
+        meta["ownerReferences"] = [
+            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "train"}
+            | {"uid": owner_uid, "controller": True}
+        ]
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}
+
+
+@pytest.mark.parametrize(
+    ("owner_uid", "deleted"),
+    [
+        pytest.param("job-uid", True, id="controlled by the job: deleted"),
+        pytest.param(None, False, id="a user's own Secret of that name: kept"),
+        pytest.param("other-uid", False, id="an earlier job of that name: kept"),
+    ],
+)
+async def test_a_secret_is_deleted_only_when_the_job_controls_it(
+    owner_uid: str | None, deleted: bool
+) -> None:
+    kube, _, executor = setup()
+    stored = kube.put(secret("train-ssh", owner_uid))
+    actions = Actions(delete=["ns/train-ssh"], delete_kinds=["Secret"])
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert not outcome.failed
+    assert (kube.stored("v1/Secret", "ns/train-ssh") is None) is deleted
+    deletions = [body for verb, kind, _, body in kube.calls if (verb, kind) == ("delete", "Secret")]
+    if deleted:  # with the uid read, so a Secret re-created meanwhile is not deleted either
+        assert [d["uid"] for d in deletions] == [stored["metadata"]["uid"]]
+    else:
+        assert deletions == []
+        warning = kube.of_kind("Event")[0]
+        assert (warning["reason"], warning["type"]) == ("NotOwned", "Warning")
+        assert "Secret train-ssh is not controlled by this job" in warning["message"]
+
+
+async def test_a_missing_secret_is_no_failure() -> None:
+    kube, _, executor = setup()
+    actions = Actions(delete=["ns/train-ssh"], delete_kinds=["Secret"])
+    outcome = await executor.execute(JOB, HEAD, actions)
+    assert not outcome.failed and kube.verbs("delete", "Secret") == []
 
 
 def test_ssh_secret_gets_a_fresh_keypair() -> None:

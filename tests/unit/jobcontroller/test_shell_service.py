@@ -119,7 +119,7 @@ def volcano_job(name: str, **spec: Any) -> Json:
 
 
 def status_of(kube: FakeKube, type_key: str, key: str) -> Json:
-    obj = kube.get(type_key, key)
+    obj = kube.stored(type_key, key)
     assert obj is not None
     status: Json = obj.get("status") or {}
     return status
@@ -149,7 +149,7 @@ async def test_batch_job_pods_get_a_podgroup_and_the_job_a_status() -> None:
         await eventually(
             lambda: status_of(cluster.kube, "batch/v1/Job", "ns/etl").get("active") == 2
         )
-        podgroup = cluster.kube.get(PODGROUP_RT, f"ns/{group}")
+        podgroup = cluster.kube.stored(PODGROUP_RT, f"ns/{group}")
         assert podgroup is not None and podgroup["spec"]["minMember"] == 1
         await asyncio.sleep(0.2)  # settle: no further creations once expectations are met
         assert len(cluster.kube.verbs("create", "Pod")) == 2
@@ -163,7 +163,7 @@ async def test_volcano_job_gets_its_podgroup_then_its_pods_once_admitted() -> No
     job = cluster.kube.put(volcano_job("train"))
     async with running(cluster):
         group = f"train-{job['metadata']['uid']}"
-        await eventually(lambda: cluster.kube.get(PODGROUP_RT, f"ns/{group}") is not None)
+        await eventually(lambda: cluster.kube.stored(PODGROUP_RT, f"ns/{group}") is not None)
         assert pods_of(cluster.kube, "train") == []  # the gang is not admitted yet
         await cluster.kube.patch(
             PODGROUP_RT,
@@ -194,9 +194,11 @@ async def test_default_queue_is_created_only_when_missing(present: bool, created
         )
         await asyncio.sleep(0.01)  # let the record be published before the rebuild
     async with running(cluster):
-        await eventually(lambda: cluster.kube.get("scheduling.volcano.sh/v1beta1/Queue", "default"))
+        await eventually(
+            lambda: cluster.kube.stored("scheduling.volcano.sh/v1beta1/Queue", "default")
+        )
         await asyncio.sleep(0.05)
-        queue = cluster.kube.get("scheduling.volcano.sh/v1beta1/Queue", "default")
+        queue = cluster.kube.stored("scheduling.volcano.sh/v1beta1/Queue", "default")
         assert queue is not None
         assert len(cluster.kube.verbs("create", "Queue")) == created
         if not present:
@@ -274,7 +276,7 @@ async def test_syncs_are_timed_from_the_watchers_observation() -> None:
     async with running(cluster) as controller:
         registry = controller.shell.registry
         group = f"timed-{job['metadata']['uid']}"
-        await eventually(lambda: cluster.kube.get(PODGROUP_RT, f"ns/{group}") is not None)
+        await eventually(lambda: cluster.kube.stored(PODGROUP_RT, f"ns/{group}") is not None)
         # The job was in the log before the start: rebuilt, not timed.
         assert registry.get_sample_value(f"{HOP_SECONDS}_count", {"hop": POD_CREATION}) is None
         await cluster.kube.patch(
