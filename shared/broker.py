@@ -14,7 +14,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -47,9 +47,16 @@ class EmbeddedBroker:
     synchronous, so both forms do the same).
     """
 
-    def __init__(self, *, port: int | None = None, log_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        port: int | None = None,
+        log_path: Path | None = None,
+        preexec: Callable[[], None] | None = None,
+    ) -> None:
         self.port = port or free_port()
         self._log_path = log_path
+        self._preexec = preexec
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -59,6 +66,12 @@ class EmbeddedBroker:
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process else None
+
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def returncode(self) -> int | None:
+        return self._process.poll() if self._process is not None else None
 
     def argv(self) -> list[str]:
         url = f"tcp://{HOST}:{self.port}"
@@ -83,7 +96,11 @@ class EmbeddedBroker:
                 else subprocess.DEVNULL
             )
             self._process = subprocess.Popen(
-                self.argv(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self.argv(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                preexec_fn=self._preexec,
             )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:

@@ -89,6 +89,28 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
     topic_prefix: Annotated[
         str, Meta(description="prefix of every Shoal topic, e.g. the dead-letter topic")
     ] = "shoal."
+    security_protocol: Annotated[
+        Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"],
+        Meta(description="how clients talk to the brokers: TLS (SSL), SASL, or both"),
+    ] = "PLAINTEXT"
+    sasl_mechanism: Annotated[
+        Literal["", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"],
+        Meta(description="SASL mechanism (needed with SASL_PLAINTEXT and SASL_SSL)"),
+    ] = ""
+    sasl_username: Annotated[str, Meta(description="SASL user (a Strimzi KafkaUser name)")] = ""
+    sasl_password: Annotated[
+        str, Meta(description="SASL password; set it from a Secret, never in a ConfigMap")
+    ] = ""
+    ssl_cafile: Annotated[
+        str, Meta(description="CA bundle that signed the brokers' certificates; empty: system CAs")
+    ] = ""
+    ssl_certfile: Annotated[
+        str, Meta(description="client certificate for mutual TLS (with ssl_keyfile); optional")
+    ] = ""
+    ssl_keyfile: Annotated[str, Meta(description="client key for mutual TLS; optional")] = ""
+    ssl_check_hostname: Annotated[
+        bool, Meta(description="verify that a broker's certificate names its host")
+    ] = True
 
 
 class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -97,6 +119,10 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
     http_port: Annotated[
         int, Meta(ge=0, le=65535, description="port of /metrics /healthz /readyz (0: any)")
     ] = 8080
+    http_host: Annotated[
+        str,
+        Meta(description="address /metrics /healthz /readyz bind; 0.0.0.0 where probes need it"),
+    ] = "127.0.0.1"
     log_level: Annotated[
         Literal["debug", "info", "warning", "error"], Meta(description="lowest level logged")
     ] = "info"
@@ -107,6 +133,15 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
     shutdown_grace: Annotated[
         Duration, Meta(description="after SIGTERM, time to drain and commit before cancelling")
     ] = 20.0
+    broker_check_period: Annotated[
+        Duration, Meta(description="how often the log generation is read to notice a lost log")
+    ] = 2.0
+    resync_timeout: Annotated[
+        Duration,
+        Meta(
+            description="after a lost log, longest wait for the watcher's resync before rebuilding"
+        ),
+    ] = 60.0
 
 
 def env_name(cls: type[msgspec.Struct], field: str, *, prefix: str = ENV_PREFIX) -> str:
@@ -148,9 +183,10 @@ def _parse(hint: Any, text: str) -> Any:
         return parse_duration(text)
     if typing.get_origin(base) is Literal:
         choices = typing.get_args(base)
-        if text.lower() not in choices:
-            raise ValueError(f"expected one of {', '.join(choices)}")
-        return text.lower()
+        for choice in choices:  # case-insensitive, answered in the choice's own spelling
+            if text.lower() == str(choice).lower():
+                return choice
+        raise ValueError(f"expected one of {', '.join(c for c in choices if c)}")
     if typing.get_origin(base) is tuple:
         return tuple(part.strip() for part in text.split(",") if part.strip())
     parser = _SCALARS.get(base)

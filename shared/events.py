@@ -81,6 +81,20 @@ class PodGroupStatusDecided(Envelope, tag="PodGroupStatusDecided"):
     phase: str
     conditions: list[Json] = []
     cycle: int = 0
+    uid: str = ""  # the PodGroup's, so its Events name it (``kubectl describe`` looks by uid)
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+
+class PodUnschedulableDecided(Envelope, tag="PodUnschedulableDecided"):
+    """A pod the session could not place: its ``PodScheduled=False`` condition and a
+    ``FailedScheduling`` Event, as Volcano's ``taskUnschedulable`` writes them."""
+
+    pod_uid: str
+    reason: str
+    message: str
+    cycle: int = 0
 
 
 class KueueStatusDecided(Envelope, tag="KueueStatusDecided"):
@@ -94,7 +108,24 @@ class KueueStatusDecided(Envelope, tag="KueueStatusDecided"):
     cycle: int = 0
 
 
-Decision = PodBindDecided | PodEvictDecided | PodGroupStatusDecided | KueueStatusDecided
+class WarningDecided(Envelope, tag="WarningDecided"):
+    """Something the scheduler refused or left out (its conf, a Node): the binder posts a
+    Warning Event on ``involved`` (an ObjectReference)."""
+
+    involved: dict[str, str]
+    reason: str
+    message: str
+    cycle: int = 0
+
+
+Decision = (
+    PodBindDecided
+    | PodEvictDecided
+    | PodGroupStatusDecided
+    | PodUnschedulableDecided
+    | KueueStatusDecided
+    | WarningDecided
+)
 
 # --- results topic (binder → scheduler) ----------------------------------------------------
 

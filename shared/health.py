@@ -64,7 +64,7 @@ async def start_health_server(
     registry: CollectorRegistry,
     readiness: Readiness,
     port: int,
-    host: str = "0.0.0.0",
+    host: str = "127.0.0.1",
 ) -> HealthServer:
     runner = web.AppRunner(build_app(registry=registry, readiness=readiness), access_log=None)
     await runner.setup()

@@ -31,6 +31,7 @@ STATE_TOPIC_OF_KIND: Mapping[str, str] = {
     "ClusterQueue": "state.kueue",
     "LocalQueue": "state.kueue",
     "Workload": "state.kueue",
+    "Cohort": "state.kueue",
 }
 
 
@@ -75,14 +76,30 @@ class Topics(msgspec.Struct, frozen=True, kw_only=True):
         return self.prefix + "scheduler.leader"
 
     @property
+    def generation(self) -> str:
+        """One partition; its first record names the log's generation (``bus.generation``)."""
+        return self.prefix + "bus.generation"
+
+    @property
     def deadletter(self) -> str:
         return self.prefix + "deadletter"
 
     def decisions(self) -> list[str]:
         return [self.binds, self.evictions, self.podgroup_status, self.kueue_status]
 
+    def single_partition(self) -> list[str]:
+        """Topics that must have exactly one partition (create them before the others)."""
+        return [self.leader, self.generation]
+
     def everything(self) -> list[str]:
-        return [*self.all_state(), *self.decisions(), self.results, self.cycles, self.deadletter]
+        return [
+            *self.all_state(),
+            *self.decisions(),
+            self.results,
+            self.cycles,
+            self.deadletter,
+            *self.single_partition(),
+        ]
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

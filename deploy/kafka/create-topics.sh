@@ -18,6 +18,9 @@ kafka_topics="${KAFKA_TOPICS:-kafka-topics.sh}"
 compact="cleanup.policy=compact"
 week="cleanup.policy=delete,retention.ms=604800000"
 fortnight="cleanup.policy=delete,retention.ms=1209600000"
+# Never expire: the binder checks epochs against every leadership record, and the first record of
+# bus.generation names the log (an expired one would read as a lost log).
+forever="cleanup.policy=delete,retention.ms=-1"
 
 # name                   partitions  config
 topics=(
@@ -37,6 +40,8 @@ topics=(
   "decisions.kueue        3   $week"
   "results                12  $week"
   "scheduler.cycles       1   $week"
+  "scheduler.leader       1   $forever"
+  "bus.generation         1   $forever"
   "deadletter             3   $fortnight"
 )
 

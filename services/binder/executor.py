@@ -7,6 +7,9 @@
 - Evict: POST pods/eviction; a pod that is already gone counts as evicted.
 - PodGroup status: merge-patch the status subresource; an Unschedulable condition also becomes a
   Warning Event on the PodGroup so ``kubectl describe`` answers "why is my job pending".
+- Pod unschedulable: strategic-merge-patch the pod's ``PodScheduled=False`` condition and post
+  a ``FailedScheduling`` Warning Event, as Volcano's ``taskUnschedulable``.
+- Warning: an Event on the object the scheduler refused or left out (its conf, a Node).
 - A decision whose epoch the ``EpochFence`` refuses (unknown to the leader log, or older than the
   newest accepted) is dropped, logged with its epoch and reported (``fencing``).
 """
@@ -32,6 +35,8 @@ from shared.events import (
     PodEvicted,
     PodEvictFailed,
     PodGroupStatusDecided,
+    PodUnschedulableDecided,
+    WarningDecided,
 )
 from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError, KubeClient
@@ -40,6 +45,7 @@ from shared.kube.events import event_manifest
 from shared.kube.keys import split_key
 from shared.kube.recording import EventRecorder
 from shared.kube.resources import POD, PODGROUP
+from shared.kube.timefmt import format_rfc3339
 
 COMPONENT = "shoal-binder"
 _log = structlog.get_logger()
@@ -91,6 +97,18 @@ class Executor:
             if isinstance(decision, PodGroupStatusDecided):
                 await self._podgroup_status(decision)
                 self._timed(decision, BINDER_STATUS_PATCH)
+                return None
+            if isinstance(decision, PodUnschedulableDecided):
+                await self._pod_unschedulable(decision)
+                return None
+            if isinstance(decision, WarningDecided):
+                if self._post_events:
+                    await self._event(
+                        involved=decision.involved,
+                        reason=decision.reason,
+                        type_="Warning",
+                        message=decision.message,
+                    )
                 return None
             if isinstance(decision, KueueStatusDecided):
                 await kueue.write_status(self._kube, decision, self._normal_event)
@@ -191,7 +209,11 @@ class Executor:
 
     async def _podgroup_status(self, d: PodGroupStatusDecided) -> None:
         namespace, name = split_key(d.key)
-        patch = {"status": {"phase": d.phase, "conditions": d.conditions}}
+        # Zero counters are removed (null), as Volcano's omitempty status shows them.
+        counters = {"running": d.running, "succeeded": d.succeeded, "failed": d.failed}
+        status: dict[str, Any] = {"phase": d.phase, "conditions": d.conditions}
+        status |= {k: v or None for k, v in counters.items()}
+        patch = {"status": status}
         try:
             await self._kube.patch(PODGROUP, name, patch, namespace=namespace, subresource="status")
         except ApiError as exc:
@@ -207,12 +229,41 @@ class Executor:
                         "kind": "PodGroup",
                         "namespace": namespace,
                         "name": name,
+                        "uid": d.uid,
                         "apiVersion": "scheduling.volcano.sh/v1beta1",
                     },
-                    reason=str(condition.get("reason") or "Unschedulable"),
+                    reason="Unschedulable",  # Volcano: the condition type, not its reason
                     type_="Warning",
                     message=str(condition.get("message") or ""),
                 )
+
+    async def _pod_unschedulable(self, d: PodUnschedulableDecided) -> None:
+        namespace, name = split_key(d.key)
+        condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "reason": d.reason,
+            "message": d.message,
+            "lastProbeTime": None,
+            "lastTransitionTime": format_rfc3339(time.time()),
+        }
+        patch = {"metadata": {"uid": d.pod_uid}, "status": {"conditions": [condition]}}
+        try:
+            await self._kube.patch(
+                POD, name, patch, namespace=namespace, subresource="status", patch_type="strategic"
+            )
+        except ApiError as exc:
+            if exc.status in (404, 409):
+                return  # gone, or replaced by a pod of the same name: nothing to explain
+            raise
+        if self._post_events:
+            # Volcano's reason for the Event; the condition's reason is Unschedulable.
+            await self._event(
+                involved={"kind": "Pod", "namespace": namespace, "name": name, "uid": d.pod_uid},
+                reason="FailedScheduling",
+                type_="Warning",
+                message=d.message,
+            )
 
     async def _normal_event(self, involved: dict[str, str], reason: str, message: str) -> None:
         if self._post_events:
@@ -230,7 +281,8 @@ class Executor:
             now=time.time(),
         )
         # Events are best effort and posted in the background, as kube-scheduler's
-        # broadcaster does: a bind never waits for the Event that reports it.
+        # broadcaster does: a bind never waits for the Event that reports it; repeats patch
+        # one Event (the correlator).
         self.events.record(event)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -94,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "run":
+        # A tool's failure to reach Kafka is reported once, in its own words (see failures);
+        # aiokafka's own error lines would repeat it. Services keep them in their logs.
+        logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     try:
         code: int = args._run(args)
     except UserError as exc:
@@ -101,6 +106,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        from services.cli.failures import describe
+
+        message = describe(exc)
+        if message is None:
+            raise  # a bug: keep the traceback
+        print(f"shoal: {message}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,6 +65,9 @@ class StackConfig:
     env: Mapping[str, str] = field(default_factory=dict)
     kubesim_args: Sequence[str] = ()
     topic_prefix: str = "shoal."
+    # A ``preexec_fn`` for every child (``shoal up``: die with the parent). Only for a stack
+    # driven from the main thread: the kernel ties the child to the thread that started it.
+    preexec: Callable[[], None] | None = None
     profile_dir: Path | None = None  # sample each process's stacks (services.cli.bench.sampling)
 
 
@@ -76,13 +79,22 @@ class Process:
     log_path: Path
     health_port: int | None = None
     popen: subprocess.Popen[bytes] | None = None
+    preexec: Callable[[], None] | None = None
 
     def start(self) -> None:
         log = self.log_path.open("ab")
         self.popen = subprocess.Popen(
-            self.argv, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            self.argv,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=self.preexec,
         )
         log.close()
+
+    def returncode(self) -> int | None:
+        return self.popen.poll() if self.popen is not None else None
 
     @property
     def pid(self) -> int | None:
@@ -155,6 +167,7 @@ class Stack:
                 "KAFKA_BOOTSTRAP": self.bootstrap,
                 "KUBECONFIG": str(self.kubeconfig),
                 "SHOAL_HTTP_PORT": str(health_port),
+                "SHOAL_HTTP_HOST": "127.0.0.1",  # a local stack is not reachable from outside
                 "SHOAL_LOG_FORMAT": "json",
                 "SHOAL_TOPIC_PREFIX": self.config.topic_prefix,
                 "SHOAL_FETCH_MAX_WAIT_MS": env.get("SHOAL_FETCH_MAX_WAIT_MS", "10"),
@@ -175,8 +188,8 @@ class Stack:
         self.workdir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "logs").mkdir(exist_ok=True)
         if not self.bootstrap:
-            self.broker = EmbeddedBroker(log_path=self.workdir / "logs" / "broker.log")
-            self.broker.start()
+            self._start_broker()
+            assert self.broker is not None
             self.bootstrap = self.broker.bootstrap
         await self.create_topics()
         if self.config.kubeconfig is None:
@@ -192,8 +205,8 @@ class Stack:
         settings = KafkaSettings(bootstrap=self.bootstrap, topic_prefix=self.config.topic_prefix)
         topics = Topics(prefix=self.config.topic_prefix)
         async with KafkaBus(settings=settings) as bus:
+            await bus.create_topics(topics.single_partition(), partitions=1)
             await bus.create_topics(topics.everything())
-            await bus.create_topics([topics.leader], partitions=1)
 
     async def _start_kubesim(self, timeout: float) -> None:
         if self.kubeconfig.exists():
@@ -218,7 +231,11 @@ class Stack:
             profile="kubesim",
         )
         self.kubesim = Process(
-            "kubesim", argv, dict(os.environ), self.workdir / "logs" / "kubesim.log"
+            "kubesim",
+            argv,
+            dict(os.environ),
+            self.workdir / "logs" / "kubesim.log",
+            preexec=self.config.preexec,
         )
         self.kubesim.start()
         self.kubesim_url = f"http://127.0.0.1:{port}"
@@ -235,6 +252,7 @@ class Stack:
             self.service_env(name, port),
             self.workdir / "logs" / f"{name}.log",
             health_port=port,
+            preexec=self.config.preexec,
         )
 
     async def _poll(self, url: str, timeout: float, process: Process | None) -> None:
@@ -272,6 +290,41 @@ class Stack:
         self.services[name] = self._service(name)
         self.services[name].start()
         await self.wait_ready(timeout=timeout, names=[name])
+
+    def restart_broker(self, *, down_s: float = 0.0) -> None:
+        """SIGKILL the embedded broker and start a fresh one on the same port (it comes back
+        empty: no topics, no offsets), as a crashed broker without storage does."""
+        if self.broker is None:
+            raise RuntimeError("the stack uses an external broker")
+        port = self.broker.port
+        self.broker.stop()
+        time.sleep(down_s)
+        self._start_broker(port)
+
+    def _start_broker(self, port: int | None = None) -> None:
+        self.broker = EmbeddedBroker(
+            port=port, log_path=self.workdir / "logs" / "broker.log", preexec=self.config.preexec
+        )
+        self.broker.start()
+
+    def children(self) -> Iterator[tuple[str, bool, int | None]]:
+        """(name, alive, exit code) of every child process: broker, kubesim, services."""
+        if self.broker is not None:
+            yield "broker", self.broker.alive(), self.broker.returncode()
+        if self.kubesim is not None:
+            yield "kubesim", self.kubesim.alive(), self.kubesim.returncode()
+        for name, process in self.services.items():
+            yield name, process.alive(), process.returncode()
+
+    def respawn(self, name: str) -> None:
+        """Start a child that exited again, as it was (the broker and kubesim on their ports)."""
+        if name == "broker":
+            self.restart_broker()
+        elif name == "kubesim" and self.kubesim is not None:
+            self.kubesim.start()
+        else:
+            self.services[name] = self._service(name)
+            self.services[name].start()
 
     def _parts(self) -> dict[str, Process]:
         parts = dict(self.services)

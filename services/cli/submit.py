@@ -79,8 +79,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from services.cli.failures import check_kubeconfig
+
+    files = manifest_files(args.filename)
+    check_kubeconfig(args.kubeconfig)
     try:
-        lines = asyncio.run(submit(args.kubeconfig, manifest_files(args.filename), args.namespace))
+        lines = asyncio.run(submit(args.kubeconfig, files, args.namespace))
     except ApiError as exc:
         raise UserError(f"the API server refused: {exc}") from None
     for line in lines:

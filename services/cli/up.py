@@ -3,20 +3,27 @@
 Starts the embedded broker, kubesim with a few simulated nodes and the four services as separate
 processes; submits deploy/examples; shows jobs, phases and pods until every demo job finished;
 prints a summary. With ``--kubeconfig``/``--bootstrap`` it runs the services against a real
-cluster and a real Kafka instead of the embedded ones. Ctrl-C stops everything cleanly.
+cluster and a real Kafka instead of the embedded ones. It supervises its children (``supervise``):
+one that exits is restarted with back-off and reported; Ctrl-C or SIGTERM stops everything
+cleanly, and the children die with it if it crashes. With ``--no-demo`` it stays up.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 import time
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
+from services.cli.failures import check_kubeconfig
 from services.cli.progress import JobProgress, progress
 from services.cli.stack import Stack, StackConfig
 from services.cli.submit import apply, load_documents, manifest_files
+from services.cli.supervise import Supervisor, die_with_parent
 from shared.errors import QuantityError, UserError
 from shared.kube import KubeClient, resource_for
 from shared.quantities import parse_quantity
@@ -44,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--stay",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="keep running after the demo (default: when on a terminal)",
+        help="keep running after the demo (default: with --no-demo, or on a terminal)",
     )
 
 
@@ -57,10 +64,17 @@ async def snapshot(kube: KubeClient) -> list[JobProgress]:
     return progress(jobs, pods)
 
 
-def render(rows: list[JobProgress], elapsed: float) -> object:
+def render(
+    rows: list[JobProgress], elapsed: float, restarts: Mapping[str, int] | None = None
+) -> object:
     from rich.table import Table
 
-    table = Table(title=f"Shoal demo — {elapsed:5.1f}s", expand=False)
+    restarted = ", ".join(f"{name} x{n}" for name, n in sorted((restarts or {}).items()))
+    table = Table(
+        title=f"Shoal demo — {elapsed:5.1f}s",
+        caption=f"restarted: {restarted}" if restarted else None,
+        expand=False,
+    )
     for column in ("kind", "job", "phase", "pods", "bound", "running", "succeeded", "failed"):
         table.add_column(column, justify="left" if column in ("kind", "job", "phase") else "right")
     for r in rows:
@@ -79,7 +93,9 @@ def render(rows: list[JobProgress], elapsed: float) -> object:
     return table
 
 
-async def demo(stack: Stack, examples: Path, timeout: float) -> list[JobProgress]:
+async def demo(
+    stack: Stack, examples: Path, timeout: float, restarts: Mapping[str, int]
+) -> list[JobProgress]:
     from rich.console import Console
     from rich.live import Live
 
@@ -96,7 +112,8 @@ async def demo(stack: Stack, examples: Path, timeout: float) -> list[JobProgress
         with Live(console=console, refresh_per_second=4) as live:
             while time.monotonic() - started < timeout:
                 rows = await snapshot(kube)
-                live.update(render(rows, time.monotonic() - started))  # type: ignore[arg-type]
+                elapsed = time.monotonic() - started
+                live.update(render(rows, elapsed, restarts))  # type: ignore[arg-type]
                 if rows and all(r.done for r in rows):
                     break
                 await asyncio.sleep(0.5)
@@ -124,8 +141,47 @@ def _check_node_shape(args: argparse.Namespace) -> None:
         raise UserError(f"--node-gpus {args.node_gpus}: must be >= 0")
 
 
+T = TypeVar("T")
+
+
+def stays_up(args: argparse.Namespace, *, terminal: bool) -> bool:
+    """``--stay``/``--no-stay`` if given; else up without a demo, or after it on a terminal."""
+    return bool(args.stay) if args.stay is not None else bool(args.no_demo or terminal)
+
+
+async def _unless_stopped(stopping: asyncio.Event, work: Awaitable[T]) -> T | None:
+    """``work``'s result, or None if ``stopping`` was set first (``work`` is cancelled)."""
+    task = asyncio.ensure_future(work)
+    stop = asyncio.create_task(stopping.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return None
+    finally:
+        stop.cancel()
+
+
+class _Report:
+    """Supervisor news: printed (above the live view) and appended to logs/supervisor.log."""
+
+    def __init__(self, workdir: Path) -> None:
+        self._path = workdir / "logs" / "supervisor.log"
+
+    def __call__(self, line: str) -> None:
+        stamped = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}"
+        print(f"shoal up: {line}", file=sys.stderr, flush=True)
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        with self._path.open("a") as log:
+            log.write(stamped + "\n")
+
+
 async def up(args: argparse.Namespace) -> int:
     _check_node_shape(args)
+    if args.kubeconfig is not None:
+        check_kubeconfig(str(args.kubeconfig))
     config = StackConfig(
         workdir=args.workdir,
         bootstrap=args.bootstrap,
@@ -134,28 +190,46 @@ async def up(args: argparse.Namespace) -> int:
         node_cpu=args.node_cpu,
         node_memory=args.node_memory,
         node_gpus=args.node_gpus,
+        preexec=die_with_parent(),
     )
     stack = Stack(config)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, stopping.set)
+    supervisor = Supervisor(stack, report=_Report(args.workdir))
+    supervising: asyncio.Task[None] | None = None
     print("starting Shoal: broker, kubesim, watcher, jobcontroller, scheduler, binder ...")
     try:
-        await stack.start()
+        await _unless_stopped(stopping, stack.start(timeout=120))
+        if stopping.is_set():
+            return 130
         print(f"  Kafka {stack.bootstrap}; kubeconfig {stack.kubeconfig}; logs {args.workdir}/logs")
+        supervising = asyncio.create_task(supervisor.run(stopping))
         code = 0
         if not args.no_demo:
-            rows = await demo(stack, args.examples, args.timeout)
-            print("\n" + summary(rows))
-            code = 0 if rows and all(r.succeeded_job for r in rows) else 1
-        stay = sys.stdin.isatty() if args.stay is None else args.stay
-        if stay:
+            rows = await _unless_stopped(
+                stopping, demo(stack, args.examples, args.timeout, supervisor.restarts)
+            )
+            if rows is not None:
+                print("\n" + summary(rows))
+                code = 0 if rows and all(r.succeeded_job for r in rows) else 1
+        if stays_up(args, terminal=sys.stdin.isatty()) and not stopping.is_set():
             print(
                 f"Shoal is running. kubectl --kubeconfig {stack.kubeconfig} get pods -A; "
-                "Ctrl-C stops everything."
+                "Ctrl-C stops everything.",
+                flush=True,
             )
-            await asyncio.Event().wait()
+            await stopping.wait()
         return code
     finally:
-        codes = stack.stop()
-        print("stopped: " + ", ".join(f"{k}={v}" for k, v in codes.items()))
+        stopping.set()
+        if supervising is not None:
+            await supervising
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(sig)
+        codes = await asyncio.to_thread(stack.stop)
+        print("stopped: " + ", ".join(f"{k}={v}" for k, v in codes.items()), flush=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -28,55 +28,25 @@ from aiokafka.partitioner import murmur2
 from services.jobcontroller import podgroups
 from services.jobcontroller.batchjob import is_finished, orphans
 from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
+from services.jobcontroller.workkeys import (
+    BATCH_JOB,
+    COMMAND,
+    JOB_TYPES,
+    OWNED_TYPES,
+    POD,
+    WorkKey,
+    expectation_key,
+)
 from shared.cache import ObjectCache
 from shared.events import ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations, UidExpectations
-from shared.kube.keys import namespaced_key, object_key
+from shared.kube.keys import object_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Command, Job, Model, OwnerReference, Pod
 
-POD = "v1/Pod"
-PODGROUP = "scheduling.volcano.sh/v1beta1/PodGroup"
-SERVICE = "v1/Service"
-COMMAND = "bus.volcano.sh/v1alpha1/Command"
-QUEUE = "scheduling.volcano.sh/v1beta1/Queue"
-BATCH_JOB = "batch/v1/Job"
-VOLCANO_JOB = "batch.volcano.sh/v1alpha1/Job"
-PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
-WORKLOAD = "kueue.x-k8s.io/v1beta1/Workload"
-RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta1/ResourceFlavor"
-JOB_TYPES = frozenset({BATCH_JOB, VOLCANO_JOB, PYTORCH_JOB})
-# Kinds a job owns and creates; expectations are kept per (job, kind).
-OWNED_TYPES = (POD, PODGROUP, SERVICE, WORKLOAD)
-_KIND_OF = {POD: "Pod", PODGROUP: "PodGroup", SERVICE: "Service", WORKLOAD: "Workload"}
 # How many uids of deleted jobs are remembered: dependents a racing sync created arrive within
 # seconds of the deletion, and the collector's work is done once they are gone.
 GONE_UIDS_KEPT = 10_000
-
-
-def kind_of(type_key: str) -> str:
-    """The kind of an owned type key (``v1/Pod`` → ``Pod``)."""
-    return _KIND_OF.get(type_key, type_key.rpartition("/")[2])
-
-
-class WorkKey(NamedTuple):
-    """What a worker syncs: a job (``type_key`` is one of JOB_TYPES) or a plain pod (POD)."""
-
-    type_key: str
-    key: str  # namespace/name
-
-    def __str__(self) -> str:
-        return f"{self.type_key}:{self.key}"
-
-
-def work_key(job: Any) -> WorkKey:
-    """The work key of a job object."""
-    meta = job.metadata
-    return WorkKey(f"{job.apiVersion}/{job.kind}", namespaced_key(meta.namespace, meta.name))
-
-
-def expectation_key(job: WorkKey, type_key: str) -> str:
-    return f"{job}|{_KIND_OF.get(type_key, type_key)}"
 
 
 class Sharding(NamedTuple):

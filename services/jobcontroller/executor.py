@@ -21,7 +21,6 @@ effort and never fail a sync.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,21 +28,16 @@ from typing import Any, Protocol
 
 import msgspec
 
-from services.jobcontroller.cache import (
-    JOB_TYPES,
-    OWNED_TYPES,
-    ControllerCache,
-    WorkKey,
-    expectation_key,
-)
+from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.sshkeys import wants_keypair, with_keypair
+from services.jobcontroller.workkeys import JOB_TYPES, OWNED_TYPES, WorkKey, expectation_key
 from shared.kube import ApiError, ResourceType, resource_for
 from shared.kube.errors import CALL_ERRORS, is_transient
 from shared.kube.events import event_manifest, involved_object
 from shared.kube.keys import split_key
 from shared.kube.patch import merge_diff
-from shared.kube.resources import EVENT
+from shared.kube.recording import EventRecorder
 from shared.models import Json, Model
 
 _TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
@@ -155,6 +149,7 @@ class ActionExecutor:
         post_events: bool = True,
     ) -> None:
         self._kube = kube
+        self._events = EventRecorder(kube)
         self._cache = cache
         self._component = component
         self._clock = clock
@@ -378,5 +373,4 @@ class ActionExecutor:
             component=self._component,
             now=self._wall_clock(),
         )
-        with contextlib.suppress(*CALL_ERRORS):
-            await self._kube.create(EVENT, event)
+        await self._events.post(event)

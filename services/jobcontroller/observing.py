@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from services.jobcontroller.cache import (
+from services.jobcontroller.core import Observed
+from services.jobcontroller.workkeys import (
     COMMAND,
     POD,
     PODGROUP,
@@ -20,7 +21,6 @@ from services.jobcontroller.cache import (
     WORKLOAD,
     WorkKey,
 )
-from services.jobcontroller.core import Observed
 from shared.kube.keys import split_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 

@@ -27,10 +27,11 @@ import structlog
 from msgspec import Meta
 from prometheus_client import Counter, Gauge, Histogram
 
-from services.jobcontroller.cache import QUEUE, ControllerCache, Sharding, WorkKey
+from services.jobcontroller.cache import ControllerCache, Sharding
 from services.jobcontroller.executor import ActionExecutor, KubeApi
 from services.jobcontroller.queue import QueueShutDown, WorkQueue
 from services.jobcontroller.syncing import Syncer
+from services.jobcontroller.workkeys import QUEUE, WorkKey
 from shared.bus import Bus, Record, TopicPartition
 from shared.config import Duration
 from shared.errors import UserError

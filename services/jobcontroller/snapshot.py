@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from services.jobcontroller.cache import (
+from services.jobcontroller.workkeys import (
     COMMAND,
     POD,
     PODGROUP,

@@ -25,18 +25,18 @@ import msgspec
 import structlog
 
 from services.jobcontroller import kinds, kueue, observing, podgroups
-from services.jobcontroller.cache import (
+from services.jobcontroller.cache import ControllerCache
+from services.jobcontroller.core import Actions, Observed
+from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
+from services.jobcontroller.workkeys import (
     OWNED_TYPES,
     POD,
     PODGROUP,
     VOLCANO_JOB,
-    ControllerCache,
     WorkKey,
     expectation_key,
     kind_of,
 )
-from services.jobcontroller.core import Actions, Observed
-from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
 from shared.errors import UserError
 from shared.kube.keys import key_of, split_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES

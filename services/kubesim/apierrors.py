@@ -12,8 +12,10 @@ _REASONS = {
     404: "NotFound",
     405: "MethodNotAllowed",
     406: "NotAcceptable",
+    403: "Forbidden",
     409: "Conflict",
     410: "Expired",
+    413: "RequestEntityTooLarge",
     415: "UnsupportedMediaType",
     422: "Invalid",
     429: "TooManyRequests",
@@ -91,15 +93,44 @@ def conflict(plural: str, group: str, name: str, why: str) -> ApiError:
     )
 
 
+def aggregate(messages: list[str]) -> str:
+    """Several errors as one, as apimachinery's ``aggregate.Error``: duplicates once, more than
+    one in brackets."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
 def invalid(kind: str, group: str, name: str, causes: list[tuple[str, str, str]]) -> ApiError:
-    """422 Invalid; each cause is (field, reason, message) as in ``field.Error``."""
-    text = ", ".join(f"{fld}: {msg}" for fld, _, msg in causes)
+    """422 Invalid (``NewInvalid``); a cause is (field, reason, ErrorBody) of a ``field.Error``."""
+    text = aggregate([f"{fld}: {msg}" for fld, _, msg in causes])
     details = _details(kind, name, group)
     details["causes"] = [
         {"reason": reason, "message": f"{msg}", "field": fld} for fld, reason, msg in causes
     ]
     label = f'{kind}.{group} "{name}"' if group else f'{kind} "{name}"'
     return ApiError(422, f"{label} is invalid: {text}", details=details)
+
+
+def webhook_denied(
+    plural: str, group: str, name: str, webhook: str, message: str, code: int = 403
+) -> ApiError:
+    """A validating webhook's refusal as the API server reports it (webhook ``ToStatusErr``:
+    403 Forbidden unless the webhook set a code)."""
+    resource = _resource(plural, group)
+    denied = f'admission webhook "{webhook}" denied the request: {message}'
+    return ApiError(
+        code,
+        f'{resource} "{name or "Unknown"}" is forbidden: {denied}',
+        reason="Forbidden",
+        details=_details(plural, name or "Unknown", group),
+    )
+
+
+def too_large(limit: int) -> ApiError:
+    """``NewRequestEntityTooLargeError``: a request body over the server's limit."""
+    return ApiError(
+        413, f"Request entity too large: limit is {limit}", reason="RequestEntityTooLarge"
+    )
 
 
 def bad_request(message: str) -> ApiError:

@@ -3,6 +3,8 @@
     async with KubeSim(SimConfig(node_pools=(pool(10, gpus=8),))) as sim:
         ...  # sim.url, sim.kubeconfig_path, sim.set_faults(...)
 
+With ``SimConfig.data_dir`` the objects are journaled and restored on start (``journal``).
+
 Admin endpoints (not part of the Kubernetes API): ``GET|POST|DELETE /_sim/faults``,
 ``POST /_sim/compact?resource=pods[.group]`` (forget watch history: older versions get 410),
 and ``/healthz``, ``/livez``, ``/readyz``.
@@ -19,6 +21,7 @@ from typing import Any
 import yaml
 from aiohttp import web
 
+from services.kubesim.admission import Webhooks
 from services.kubesim.apierrors import ApiError
 from services.kubesim.config import SimConfig
 from services.kubesim.discovery import Discovery
@@ -26,12 +29,15 @@ from services.kubesim.event_ttl import EventExpiry
 from services.kubesim.faults import FaultConfig, Faults, encode_faults, parse_faults
 from services.kubesim.gc import GarbageCollector
 from services.kubesim.handlers import ApiHandler, respond
+from services.kubesim.journal import Journal
 from services.kubesim.kubelet import Kubelet
 from services.kubesim.nodes import pool_nodes
-from services.kubesim.registry import Registry
+from services.kubesim.registry import Registry, ResourceType
 from services.kubesim.store import Store
+from services.kubesim.watch import Event
 from shared.kube.timefmt import format_rfc3339
 
+Obj = dict[str, Any]
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
@@ -68,6 +74,7 @@ class KubeSim:
         self._kubelet: Kubelet | None = None
         self._expiry: asyncio.Task[None] | None = None
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
+        self._journal = Journal(self.config.data_dir) if self.config.data_dir else None
         self.port = 0
         self.kubeconfig_path = Path()
 
@@ -93,12 +100,20 @@ class KubeSim:
             stop_delay=config.stop_delay,
             loop=loop,
         )
+        restored = self._journal.restore(self.store) if self._journal is not None else []
         self.store.listeners.append(self._kubelet)
         self.store.listeners.append(GarbageCollector(self.store, defer=loop.call_soon))
         expiry = EventExpiry(self.store, ttl=config.event_ttl, clock=self.store.clock)
         self.store.listeners.append(expiry)
         self._expiry = asyncio.create_task(self._expire_events(expiry), name="event ttl")
+        if self._journal is not None:
+            self._resume(restored, self._journal)
         self._seed()
+        if config.webhooks:
+            # After the seed: the default Queue is Volcano's install, not a user's create.
+            queues = self.registry.lookup("scheduling.volcano.sh", "v1beta1", "queues")
+            assert queues is not None
+            self.store.admission = Webhooks(lambda: self.store.items(queues))
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
         app = web.Application(client_max_size=256 * 1024 * 1024)
         app.router.add_route("*", "/_sim/faults", self._faults_endpoint)
@@ -116,19 +131,36 @@ class KubeSim:
         self.port = int(self._runner.addresses[0][1])
         self.kubeconfig_path = self._write_kubeconfig()
 
+    def _resume(self, restored: list[tuple[ResourceType, Obj]], journal: Journal) -> None:
+        """Show the restored objects to the kubelet, GC and event expiry (nodes before pods),
+        then journal every change from here on."""
+        ordered = sorted(restored, key=lambda item: item[0].kind != "Node")
+        for rtype, obj in ordered:
+            event = Event("ADDED", obj, None, int(obj["metadata"]["resourceVersion"]))
+            for listener in self.store.listeners:
+                listener(rtype, event)
+        journal.open(self.store)
+        self.store.listeners.insert(0, journal)
+
     def _seed(self) -> None:
+        """The system namespaces, the configured nodes and the default Queue, unless a restored
+        store has them already."""
         namespaces = self.store.tables["namespaces"].rtype
         for name in SYSTEM_NAMESPACES:
-            self.store.create(namespaces, "", {"metadata": {"name": name}})
+            self._create_missing(namespaces, {"metadata": {"name": name}})
         nodes = self.store.tables["nodes"].rtype
         now = format_rfc3339(self.store.clock())
         for pool in self.config.node_pools:
             for node in pool_nodes(pool, now):
-                self.store.create(nodes, "", node)
+                self._create_missing(nodes, node)
         if self.config.default_queue:
             queues = self.registry.lookup("scheduling.volcano.sh", "v1beta1", "queues")
             assert queues is not None
-            self.store.create(queues, "", {"metadata": {"name": "default"}, "spec": {"weight": 1}})
+            self._create_missing(queues, {"metadata": {"name": "default"}, "spec": {"weight": 1}})
+
+    def _create_missing(self, rtype: ResourceType, obj: Obj) -> None:
+        if self.store.find(rtype, "", obj["metadata"]["name"]) is None:
+            self.store.create(rtype, "", obj)
 
     def _write_kubeconfig(self) -> Path:
         path = self.config.kubeconfig_out
@@ -145,6 +177,12 @@ class KubeSim:
         while True:
             await asyncio.sleep(every)
             expiry.sweep(events)
+            journal = self._journal
+            if journal is not None and journal.needs_compaction(self._live_objects()):
+                journal.open(self.store)
+
+    def _live_objects(self) -> int:
+        return sum(len(table.objects) for table in self.store.tables.values())
 
     async def stop(self) -> None:
         if self._expiry is not None:
@@ -155,6 +193,8 @@ class KubeSim:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self._journal is not None:
+            self._journal.close()
         if self._tmpdir is not None:
             self._tmpdir.cleanup()
             self._tmpdir = None

@@ -7,6 +7,10 @@ A pod's behaviour comes from its annotations (see README.md):
 - ``sim.shoal.io/exit-code``: exit code when the run ends (default 0);
 - ``sim.shoal.io/fail-attempts``: the first N runs exit with code 1, later ones with exit-code.
 
+``duration`` and ``exit-code`` may be comma-separated lists: one value per Indexed Job
+completion index, repeated cyclically, so one template behaves per index as upstream examples
+do (``exit-code: 1,0`` fails the even indexes).
+
 Statuses are built as fresh dicts from the previous status and the clock's timestamp.
 """
 
@@ -23,6 +27,7 @@ START_DELAY = "sim.shoal.io/start-delay"
 DURATION = "sim.shoal.io/duration"
 EXIT_CODE = "sim.shoal.io/exit-code"
 FAIL_ATTEMPTS = "sim.shoal.io/fail-attempts"
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ms|us|µs|ns|s|m|h)")
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -63,11 +68,11 @@ def behaviour_of(pod: Obj, *, default_start_delay: float) -> Behaviour:
     notes = pod["metadata"].get("annotations") or {}
 
     def seconds(name: str) -> float | None:
-        raw = notes.get(name)
+        raw = per_index(notes.get(name))
         if raw is None:
             return None
         try:
-            return parse_duration(str(raw))
+            return parse_duration(raw)
         except ValueError:
             return None
 
@@ -77,11 +82,27 @@ def behaviour_of(pod: Obj, *, default_start_delay: float) -> Behaviour:
         except (TypeError, ValueError):
             return default
 
+    def per_index(raw: object) -> str | None:
+        if raw is None:
+            return None
+        values = str(raw).split(",")
+        try:
+            index = max(int(notes.get(COMPLETION_INDEX, 0)), 0)
+        except (TypeError, ValueError):
+            index = 0
+        return values[index % len(values)]
+
+    def exit_code() -> int:
+        try:
+            return int(per_index(notes.get(EXIT_CODE, "0")) or 0)
+        except ValueError:
+            return 0
+
     start = seconds(START_DELAY)
     return Behaviour(
         start_delay=default_start_delay if start is None else start,
         duration=seconds(DURATION),
-        exit_code=integer(EXIT_CODE, 0),
+        exit_code=exit_code(),
         fail_attempts=max(0, integer(FAIL_ATTEMPTS, 0)),
     )
 

@@ -46,6 +46,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-default-queue", action="store_true", help="do not create the Volcano default Queue"
     )
+    parser.add_argument(
+        "--data-dir", type=Path, help="keep the objects here across restarts (journal.jsonl)"
+    )
+    parser.add_argument(
+        "--no-webhooks",
+        action="store_true",
+        help="do not run Volcano's and the training operator's validating webhooks",
+    )
 
 
 def _parse_taint(text: str) -> dict[str, str]:
@@ -101,6 +109,8 @@ def build_config(args: argparse.Namespace) -> Any:
         kubeconfig_out=args.kubeconfig_out,
         strict_namespaces=not args.allow_missing_namespaces,
         default_queue=not args.no_default_queue,
+        webhooks=not args.no_webhooks,
+        data_dir=args.data_dir,
     )
     return dataclasses.replace(config, **fields)
 

@@ -56,8 +56,12 @@ class SimConfig:
     event_ttl: float = 3600.0
     # Create the Volcano ``default`` Queue (weight 1) at start, as a Volcano install does.
     default_queue: bool = True
+    # Run Volcano's and the training operator's validating webhooks (services/kubesim/admission).
+    webhooks: bool = True
     # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).
     kubeconfig_out: Path | None = None
+    # Keep the objects here across restarts (services/kubesim/journal.py); None: in memory only.
+    data_dir: Path | None = None
 
 
 class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):

@@ -81,7 +81,11 @@ def _batch_job(obj: Obj, uid: str) -> None:
     if spec.get("backoffLimit") is None:
         spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
     spec.setdefault("completionMode", "NonIndexed")
+    for rule in (spec.get("podFailurePolicy") or {}).get("rules") or []:
+        for pattern in rule.get("onPodConditions") or []:
+            pattern.setdefault("status", "True")  # SetDefaults_Job: the pattern's status
     spec.setdefault("suspend", False)
+
     spec.setdefault(
         "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
     )
@@ -164,6 +168,20 @@ _BY_KIND = {
     ("v1", "Namespace"): _namespace,
     ("v1", "Service"): _service,
 }
+
+
+def decode_defaults(api_version: str, kind: str, obj: Obj) -> None:
+    """Defaults the API server applies when it decodes a body, before validating it (kubesim
+    validates the rest first, then applies ``apply_defaults``)."""
+    if (api_version, kind) != ("batch/v1", "Job"):
+        return
+    spec = obj.get("spec")
+    policy = spec.get("podFailurePolicy") if isinstance(spec, dict) else None
+    # PodFailurePolicyOnPodConditionsPattern.status: "Defaults to True".
+    for rule in (policy or {}).get("rules") or [] if isinstance(policy, dict) else []:
+        for pattern in (rule.get("onPodConditions") or []) if isinstance(rule, dict) else []:
+            if isinstance(pattern, dict) and not pattern.get("status"):
+                pattern["status"] = "True"
 
 
 def apply_defaults(api_version: str, kind: str, obj: Obj, *, uid: str, has_status: bool) -> None:

@@ -13,16 +13,16 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from services.kubesim import apierrors, protobuf, tables
+from services.kubesim import apierrors, tables
 from services.kubesim.apierrors import ApiError
-from services.kubesim.behaviour import disruption_condition, with_condition
+from services.kubesim.apiwarnings import collecting, header_value, warn
+from services.kubesim.bodies import read_body
 from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
 from services.kubesim.logs import simulated_log
 from services.kubesim.paging import page, single_node_selector
 from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
-from services.kubesim.protobuf import ProtobufError
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import GroupVersion, Target, is_true, resolve
 from services.kubesim.selectors import (
@@ -33,9 +33,9 @@ from services.kubesim.selectors import (
 )
 from services.kubesim.store import Store
 from services.kubesim.streaming import WatchSettings, serve_watch
+from services.kubesim.subresources import bind, evict
 from services.kubesim.watch import Render
 from shared.kube.patch import merge_patch
-from shared.kube.timefmt import format_rfc3339
 
 Obj = dict[str, Any]
 Predicate = Any
@@ -43,8 +43,6 @@ _encode = msgspec.json.encode
 _decode = msgspec.json.decode
 _JSON = "application/json"
 _OPENAPI_PB = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
-# aiohttp reports a request without Content-Type as octet-stream; JSON is the API's default.
-_JSON_TYPES = frozenset({_JSON, "application/octet-stream"})
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/strategic-merge-patch+json": "strategic",
@@ -55,15 +53,6 @@ _PATCH_TYPES = {
 def respond(body: Any, status: int = 200) -> web.Response:
     data = body if isinstance(body, bytes) else _encode(body)
     return web.Response(body=data, status=status, content_type=_JSON)
-
-
-def _decode_body(raw: bytes) -> Any:
-    if not raw:
-        raise apierrors.bad_request("a request body is required")
-    try:
-        return _decode(raw)
-    except msgspec.DecodeError as exc:
-        raise apierrors.bad_request(f"the request body is not valid JSON: {exc}") from exc
 
 
 def _int_param(query: Any, name: str) -> int | None:
@@ -106,11 +95,16 @@ class ApiHandler:
             if body is None:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return respond(body)
-        response = await self._serve(request, resolved)
-        warning = resolved.rtype.deprecation_warning
-        if warning and not response.prepared:
-            # As the API server for a deprecated version: one RFC 7234 warning per response.
-            response.headers["Warning"] = f'299 - "{warning}"'
+        with collecting() as warnings:
+            if resolved.rtype.deprecation_warning:
+                warn(resolved.rtype.deprecation_warning)
+            try:
+                response = await self._serve(request, resolved)
+            except ApiError as exc:
+                response = respond(exc.status(), exc.code)
+            if not response.prepared:
+                for text in warnings:
+                    response.headers.add("Warning", header_value(text))
         return response
 
     async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
@@ -128,7 +122,7 @@ class ApiHandler:
             return self._get(request, target)
         if verb == "list":
             return self._list(request, target)
-        body = await self._body(request, verb)
+        body = await read_body(request, json_only=verb not in ("create", "update"))
         if verb == "create":
             return self._create(target, body)
         if verb == "update":
@@ -163,24 +157,6 @@ class ApiHandler:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return body
         return None
-
-    @staticmethod
-    async def _body(request: web.Request, verb: str) -> Any:
-        if not request.can_read_body:
-            return None
-        raw = await request.read()
-        if verb not in ("create", "update") or request.content_type in _JSON_TYPES:
-            return _decode_body(raw)
-        if request.content_type == protobuf.MEDIA_TYPE:
-            try:
-                return protobuf.decode(raw)
-            except ProtobufError as exc:
-                raise apierrors.bad_request(f"the protobuf body cannot be read: {exc}") from exc
-        raise ApiError(
-            415,
-            "the body of the request was in an unknown format - accepted media types include: "
-            f"{_JSON}, {protobuf.MEDIA_TYPE}",
-        )
 
     @staticmethod
     def _verb(method: str, target: Target, query: Any) -> str:
@@ -301,50 +277,16 @@ class ApiHandler:
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
         if target.subresource == "binding" or rtype.create_only:
-            return self._bind(target, body)
+            bind(self.store, target.rtype, self._namespace(target), target.name, body)
+            return respond(apierrors.success(201), 201)
         if target.subresource == "eviction":
-            return self._evict(target, body)
+            evict(self.store, target.rtype, self._namespace(target), target.name, body)
+            return respond(apierrors.success(201), 201)
         kind = body.get("kind")
         if kind and kind != rtype.kind:
             raise apierrors.bad_request(f"the body kind {kind!r} does not match {rtype.kind!r}")
         created = self.store.create(rtype, self._namespace(target), to_storage(rtype, body))
         return respond(from_storage(rtype, created), 201)
-
-    def _evict(self, target: Target, body: Obj) -> web.Response:
-        """As the eviction subresource: a pod that is not terminal first gets the
-        ``DisruptionTarget`` condition (``EvictionByEvictionAPI``), then is deleted."""
-        rtype, namespace = target.rtype, self._namespace(target)
-        options = body.get("deleteOptions") or {}
-        uid = (options.get("preconditions") or {}).get("uid")
-        pod = self.store.get(rtype, namespace, target.name)
-        if uid and uid != pod["metadata"].get("uid"):
-            raise apierrors.conflict(
-                rtype.plural, rtype.group, target.name, "Precondition failed: UID mismatch"
-            )
-        if (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed"):
-            now = format_rfc3339(self.store.clock())
-            cond = disruption_condition("EvictionByEvictionAPI", "Eviction API: evicting", now)
-            self.store.update_status(rtype, pod, with_condition(pod, cond))
-        self.store.delete(
-            rtype,
-            namespace,
-            target.name,
-            grace_seconds=options.get("gracePeriodSeconds"),
-            propagation=options.get("propagationPolicy"),
-            precondition_uid=uid,
-        )
-        return respond(apierrors.success(201), 201)
-
-    def _bind(self, target: Target, body: Obj) -> web.Response:
-        meta = body.get("metadata") or {}
-        name = target.name or meta.get("name", "")
-        node = (body.get("target") or {}).get("name")
-        if not node:
-            raise apierrors.invalid(
-                "Binding", "", name, [("target.name", "FieldValueRequired", "Required value")]
-            )
-        self.store.bind(self._namespace(target), name, node, meta.get("annotations") or {})
-        return respond(apierrors.success(201), 201)
 
     def _update(self, target: Target, body: Any) -> web.Response:
         if not isinstance(body, dict):

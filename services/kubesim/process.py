@@ -63,6 +63,13 @@ class KubeSimProcess:
                 return int(line.split()[1]) * 1024
         return 0
 
+    async def kill(self) -> None:
+        """SIGKILL, as a crash: nothing is flushed or closed (tests of ``--data-dir``)."""
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
     async def stop(self) -> None:
         proc = self._proc
         if proc is not None and proc.returncode is None:

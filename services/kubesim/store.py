@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from services.kubesim import apierrors
-from services.kubesim.defaulting import apply_defaults
+from services.kubesim.defaulting import apply_defaults, decode_defaults
 from services.kubesim.registry import Registry, ResourceType
-from services.kubesim.validation import validate
+from services.kubesim.validation import validate, validate_defaulted, validate_update
 from services.kubesim.watch import Event, WatchHub
 from shared.kube.timefmt import format_rfc3339
 
@@ -30,6 +30,12 @@ _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 class Listener(Protocol):
     def __call__(self, rtype: ResourceType, event: Event) -> None: ...
+
+
+class Admission(Protocol):
+    """Validating admission: raises an ApiError to refuse (operation: CREATE/UPDATE/DELETE)."""
+
+    def __call__(self, operation: str, rtype: ResourceType, new: Obj, old: Obj | None) -> None: ...
 
 
 class Table:
@@ -81,6 +87,7 @@ class Store:
         # One table per resource, holding its objects in the storage version.
         self.tables = {r.key: Table(r, max_history=max_history) for r in registry.stored()}
         self.listeners: list[Listener] = []
+        self.admission: Admission | None = None
         self._suffix = itertools.count(1)
         self._cluster_ips = itertools.count(1)
 
@@ -186,6 +193,7 @@ class Store:
         name = meta.get("name") or ""
         body["apiVersion"] = rtype.api_version
         body["kind"] = rtype.kind
+        decode_defaults(rtype.api_version, rtype.kind, body)
         causes = validate(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
@@ -199,8 +207,13 @@ class Store:
         for field in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
         apply_defaults(rtype.api_version, rtype.kind, body, uid=uid, has_status=rtype.has_status)
+        causes = validate_defaulted(rtype.api_version, rtype.kind, body)
+        if causes:
+            raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         if rtype.kind == "Service" and rtype.group == "":
             self._allocate_cluster_ip(body)
+        if self.admission is not None:
+            self.admission("CREATE", rtype, body, None)
         return self._commit(rtype, "ADDED", body, None)
 
     def _allocate_cluster_ip(self, obj: Obj) -> None:
@@ -240,8 +253,12 @@ class Store:
         else:
             new = self._merge_update(rtype, old, body)
             causes = validate(rtype.api_version, rtype.kind, new)
+            causes += validate_defaulted(rtype.api_version, rtype.kind, new)
+            causes += validate_update(rtype.api_version, rtype.kind, new, old)
             if causes:
                 raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
+            if self.admission is not None:
+                self.admission("UPDATE", rtype, new, old)
         return self.replace(rtype, old, new)
 
     def _merge_update(self, rtype: ResourceType, old: Obj, body: Obj) -> Obj:
@@ -292,6 +309,8 @@ class Store:
     ) -> tuple[Obj, bool]:
         """Delete; returns the object and whether it is gone (False: deletion is pending)."""
         old = self.get(rtype, namespace, name)
+        if self.admission is not None and not old["metadata"].get("deletionTimestamp"):
+            self.admission("DELETE", self.table(rtype).rtype, old, None)
         meta = old["metadata"]
         if precondition_uid and precondition_uid != meta["uid"]:
             raise apierrors.conflict(

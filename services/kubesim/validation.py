@@ -1,7 +1,10 @@
 """Validation of the fields Shoal relies on; each failure names the field, as ``field.Error``.
 
 ``validate(kind, obj)`` returns a list of causes ``(field, reason, message)``; the caller turns a
-non-empty list into 422 Invalid. Only what Shoal's services and users depend on is checked.
+non-empty list into 422 Invalid. Only what Shoal's services and users depend on is checked, plus
+the API server's size limit on annotations and Shoal's own bounds: a quantity must fit in a
+64-bit milli-value (what Kubernetes' ``MilliValue`` and Shoal's scheduler hold) and a Volcano
+task or PyTorchJob replica type has at most ``MAX_REPLICAS`` pods.
 """
 
 from __future__ import annotations
@@ -10,11 +13,18 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from services.kubesim import batch_selector, batch_validation
+from services.kubesim.fielderrors import Cause, go_value, too_long
 from shared.errors import QuantityError
 from shared.quantities import parse_quantity
 
-Cause = tuple[str, str, str]
 Obj = dict[str, Any]
+# apimachinery TotalAnnotationSizeLimitB: keys and values of an object's annotations, in bytes.
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+# The largest milli-value of a quantity (int64), as Kubernetes' Quantity.MilliValue holds it.
+MAX_MILLI = 2**63 - 1
+# Pods per Volcano task or PyTorchJob replica type (Kubernetes bounds Indexed Jobs the same).
+MAX_REPLICAS = 100_000
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -30,7 +40,7 @@ def required(field: str) -> Cause:
 
 
 def bad_value(field: str, value: Any, why: str) -> Cause:
-    return (field, "FieldValueInvalid", f"Invalid value: {value!r}: {why}")
+    return (field, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}")
 
 
 def unsupported(field: str, value: Any, allowed: tuple[str, ...]) -> Cause:
@@ -38,7 +48,7 @@ def unsupported(field: str, value: Any, allowed: tuple[str, ...]) -> Cause:
     return (
         field,
         "FieldValueNotSupported",
-        f"Unsupported value: {value!r}: supported values: {choices}",
+        f"Unsupported value: {go_value(value)}: supported values: {choices}",
     )
 
 
@@ -91,10 +101,17 @@ def _validate_resource_list(values: Any, field: str) -> list[Cause]:
     causes: list[Cause] = []
     for name, quantity in values.items():
         try:
-            if parse_quantity(quantity).exact < 0:
+            parsed = parse_quantity(quantity)
+            if parsed.exact < 0:
                 causes.append(
                     bad_value(f"{field}[{name}]", quantity, "must be greater than or equal to 0")
                 )
+            elif parsed.exact * 1000 > MAX_MILLI:
+                why = (
+                    f"must be at most {MAX_MILLI}m (a 64-bit milli-value); no cluster holds "
+                    "more, and Shoal cannot schedule it"
+                )
+                causes.append(bad_value(f"{field}[{name}]", quantity, why))
         except QuantityError:
             why = "quantities must match the regular expression " + _QUANTITY_PATTERN
             causes.append(bad_value(f"{field}[{name}]", quantity, why))
@@ -159,17 +176,22 @@ def _batch_job(obj: Obj) -> list[Cause]:
     template = spec.get("template")
     if not isinstance(template, dict):
         return [required("spec.template")]
-    causes = validate_pod_spec(template.get("spec"), "spec.template.spec")
-    policy = (template.get("spec") or {}).get("restartPolicy")
-    if policy not in ("Never", "OnFailure"):
-        causes.append(
-            unsupported("spec.template.spec.restartPolicy", policy, ("OnFailure", "Never"))
-        )
     for name in ("parallelism", "completions", "backoffLimit"):
         value = spec.get(name)
-        if value is not None and (not isinstance(value, int) or value < 0):
-            causes.append(bad_value(f"spec.{name}", value, "must be greater than or equal to 0"))
-    return causes
+        if value is not None and not isinstance(value, int):
+            return [bad_value(f"spec.{name}", value, "must be an integer")]
+    # The spec rules need the defaults (completions, pod failure policy statuses, the selector):
+    # ``validate_defaulted``.
+    return validate_pod_spec(template.get("spec"), "spec.template.spec")
+
+
+def _replicas(value: Any, field: str) -> list[Cause]:
+    if not isinstance(value, int) or value < 0:
+        return [bad_value(field, value, "must be >= 0")]
+    if value > MAX_REPLICAS:
+        why = f"must be less than or equal to {MAX_REPLICAS} (Shoal's bound on pods per task)"
+        return [bad_value(field, value, why)]
+    return []
 
 
 def _volcano_job(obj: Obj) -> list[Cause]:
@@ -184,9 +206,7 @@ def _volcano_job(obj: Obj) -> list[Cause]:
             causes.append(required(f"spec.tasks[{i}].template"))
             continue
         causes += validate_pod_spec(template.get("spec"), f"spec.tasks[{i}].template.spec")
-        replicas = task.get("replicas", 0)
-        if not isinstance(replicas, int) or replicas < 0:
-            causes.append(bad_value(f"spec.tasks[{i}].replicas", replicas, "must be >= 0"))
+        causes += _replicas(task.get("replicas", 0), f"spec.tasks[{i}].replicas")
     min_available = spec.get("minAvailable", 0)
     if not isinstance(min_available, int) or min_available < 0:
         causes.append(bad_value("spec.minAvailable", min_available, "must be >= 0"))
@@ -205,6 +225,8 @@ def _pytorch_job(obj: Obj) -> list[Cause]:
             causes.append(required(f"{at}.template"))
             continue
         causes += validate_pod_spec(template.get("spec"), f"{at}.template.spec")
+        if replica.get("replicas") is not None:
+            causes += _replicas(replica["replicas"], f"{at}.replicas")
     return causes
 
 
@@ -239,10 +261,36 @@ _BY_KIND: dict[tuple[str, str], Callable[[Obj], list[Cause]]] = {
 }
 
 
+def _annotations(meta: Obj) -> list[Cause]:
+    """apimachinery ``ValidateAnnotationsSize``: keys and values together at most 256 KiB."""
+    annotations = meta.get("annotations") or {}
+    if not isinstance(annotations, dict):
+        return [bad_value("metadata.annotations", annotations, "must be a map of strings")]
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        return [too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT)]
+    return []
+
+
+def validate_defaulted(api_version: str, kind: str, obj: Obj) -> list[Cause]:
+    """The rules that hold once defaults are applied (a batch/v1 Job's generated selector)."""
+    if (api_version, kind) == ("batch/v1", "Job"):
+        return batch_selector.validate_defaulted_job(obj)
+    return []
+
+
+def validate_update(api_version: str, kind: str, new: Obj, old: Obj) -> list[Cause]:
+    """What an update may not change (batch/v1 Job's immutable fields)."""
+    if (api_version, kind) == ("batch/v1", "Job"):
+        return batch_validation.validate_job_update(new, old)
+    return []
+
+
 def validate(api_version: str, kind: str, obj: Obj) -> list[Cause]:
     meta = obj.get("metadata") or {}
     causes = validate_name(kind, meta.get("name") or "")
     causes += _validate_labels(meta)
+    causes += _annotations(meta)
     check = _BY_KIND.get((api_version, kind))
     if check is not None:
         causes += check(obj)

@@ -30,13 +30,14 @@ from shared.cache import ObjectCache
 from shared.errors import ManifestError
 from shared.events import KueueStatusDecided
 from shared.kube.timefmt import format_rfc3339
-from shared.models import ClusterQueue, Model, Workload
+from shared.models import ClusterQueue, Cohort, Model, Workload
 
 _log = structlog.get_logger()
 
 KUEUE = "kueue.x-k8s.io/v1beta1"
 WORKLOAD, CLUSTER_QUEUE = f"{KUEUE}/Workload", f"{KUEUE}/ClusterQueue"
 LOCAL_QUEUE, RESOURCE_FLAVOR = f"{KUEUE}/LocalQueue", f"{KUEUE}/ResourceFlavor"
+COHORT = f"{KUEUE}/Cohort"
 PRIORITY_CLASS = "scheduling.k8s.io/v1/PriorityClass"
 _DOCUMENT = re.compile(r"\((\w+) ([^)]+)\)")
 _MAX_EXCLUDED = 1000
@@ -60,6 +61,7 @@ class AdmissionState:
         self.excluded: dict[str, str] = {}
 
     def has_work(self, cache: ObjectCache) -> bool:
+        """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
         return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
 
     def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
@@ -73,14 +75,16 @@ class AdmissionState:
                 self._assume("LocalQueue", key, o, now) for key, o in cache.items(LOCAL_QUEUE)
             ],
             flavors=list(cache.objects(RESOURCE_FLAVOR)),
+            cohorts=list(cache.objects(COHORT)),
         )
         found.workloads = [w for w in found.workloads if not self._is_excluded("Workload", w)]
         found.cluster_queues = [
             q for q in found.cluster_queues if not self._is_excluded("ClusterQueue", q)
         ]
+        found.cohorts = [c for c in found.cohorts if not self._is_excluded("Cohort", c)]
         return found
 
-    def _is_excluded(self, kind: str, obj: Workload | ClusterQueue) -> bool:
+    def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
         name = f"{kind} {_key(obj)}"
         version = self.excluded.get(name)
         if version is None:
@@ -120,6 +124,7 @@ class AdmissionState:
         while True:
             inputs: list[Model] = [
                 *objects.flavors,
+                *objects.cohorts,
                 *objects.cluster_queues,
                 *objects.local_queues,
                 *objects.workloads,
@@ -137,9 +142,10 @@ class AdmissionState:
         if match is None:
             return False
         name = "{} {}".format(*match.groups())
-        found: list[Workload | ClusterQueue] = [
+        found: list[Workload | ClusterQueue | Cohort] = [
             *(w for w in objects.workloads if f"Workload {_key(w)}" == name),
             *(q for q in objects.cluster_queues if f"ClusterQueue {_key(q)}" == name),
+            *(c for c in objects.cohorts if f"Cohort {_key(c)}" == name),
         ]
         if not found:
             return False
@@ -149,6 +155,7 @@ class AdmissionState:
         objects.cluster_queues = [
             q for q in objects.cluster_queues if f"ClusterQueue {_key(q)}" != name
         ]
+        objects.cohorts = [c for c in objects.cohorts if f"Cohort {_key(c)}" != name]
         return True
 
     def envelopes(
@@ -182,6 +189,6 @@ class AdmissionState:
         return out
 
 
-def _key(obj: Workload | ClusterQueue) -> str:
+def _key(obj: Workload | ClusterQueue | Cohort) -> str:
     meta = obj.metadata
     return f"{meta.namespace}/{meta.name}" if meta.namespace else meta.name

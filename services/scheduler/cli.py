@@ -25,7 +25,10 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         async with KafkaBus(settings=shell.kafka) as bus:
-            scheduler = Scheduler(shell=shell, bus=bus, settings=settings)
-            return await shell.run({"scheduler": scheduler.run})
+
+            async def once(stopping: asyncio.Event) -> None:
+                await Scheduler(shell=shell, bus=bus, settings=settings).run(stopping)
+
+            return await shell.run({"scheduler": shell.per_generation(bus, once)})
 
     return asyncio.run(main())

@@ -1,8 +1,9 @@
 """One scheduler's sessions: its plugin and action registries, its conf, a session per snapshot.
 
 The conf comes from the snapshot (the ``volcano-scheduler-configmap`` ConfigMap, or a file the
-service put there); a conf that does not parse is logged and the last good one (else Volcano's
-default) is used, so a typo in the ConfigMap never stops scheduling. Each result names the text
+service put there); a conf that does not parse is logged, named in the result (the service has a
+Warning Event posted on the ConfigMap) and the last good one (else Volcano's default) is used,
+so a typo in the ConfigMap never stops scheduling. Each result names the text
 of the conf it actually ran, so a cycle record can say which conf ``shoal replay`` must use.
 The service, ``shoal replay`` and ``shoal explain`` all run sessions through ``Scheduling``.
 """
@@ -49,6 +50,8 @@ class Scheduling:
         self._conf: SchedulerConf = default_conf(self.plugins, self.actions)
         self._effective: str | None = None  # the text ``_conf`` came from; None: the default
         self.warnings: tuple[str, ...] = ()
+        # Why the current text was refused (Volcano: "Scheduler config ... is invalid"), or "".
+        self.error = ""
         # Told the warnings of each conf as it is loaded (the service counts them on /metrics).
         self._on_warnings = on_warnings
 
@@ -57,6 +60,7 @@ class Scheduling:
         if text == self._text:
             return self._conf, self._effective
         self._text = text
+        self.error = ""
         if text is None:
             self._conf, self._effective = default_conf(self.plugins, self.actions), None
             self.warnings = ()
@@ -67,6 +71,7 @@ class Scheduling:
             )
         except UserError as exc:
             _log.error("invalid scheduler conf; keeping the previous one", error=str(exc))
+            self.error = str(exc)
             return self._conf, self._effective
         self._effective = text
         self.warnings = tuple(self._conf.warnings)
@@ -91,4 +96,5 @@ class Scheduling:
             scheduler_names=frozenset(scheduler_names),
         )
         result.conf_text = effective
+        result.conf_error = self.error
         return result

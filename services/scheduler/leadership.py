@@ -28,6 +28,7 @@ from aiokafka.coordinator.protocol import (
 )
 
 from shared.bus import Bus
+from shared.bus.security import client_options
 from shared.config import KafkaSettings
 
 _log = structlog.get_logger()
@@ -162,6 +163,7 @@ async def run_group_leadership(
         heartbeat_interval_ms=kafka.heartbeat_interval_ms,
         # Its records are never waited for (membership is what elects): fetch rarely.
         fetch_max_wait_ms=LEADER_LOG_FETCH_MAX_WAIT_MS,
+        **client_options(kafka),
         # The oldest member leads: a standby joining must not take over from a live leader.
         partition_assignment_strategy=(_oldest_first(time.time_ns()),),
     )
@@ -170,8 +172,13 @@ async def run_group_leadership(
         consumer.subscribe([topic], listener=_Listener(topic, on_change))
         while not stopping.is_set():
             await consumer.getmany(timeout_ms=200)  # keeps the membership alive
-            if elected.is_set() and not leadership.leading:
-                position = await bus.produce(topic, identity.encode(), key=b"leader")
+            if elected.is_set() and not leadership.leading and not stopping.is_set():
+                try:
+                    position = await bus.produce(topic, identity.encode(), key=b"leader")
+                except Exception as exc:  # a broker that is restarting: try again next poll
+                    _log.warning("cannot write the leadership record yet", error=repr(exc))
+                    await asyncio.sleep(1.0)
+                    continue
                 if elected.is_set():  # not revoked while the record was being written
                     leadership.set(position.offset + 1)
                     _log.info("elected leader", epoch=leadership.epoch, identity=identity)

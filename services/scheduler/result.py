@@ -15,6 +15,10 @@ class PodGroupUpdate(msgspec.Struct, kw_only=True):
 
     phase: str
     conditions: list[Condition] = []
+    # Volcano's jobStatus counters: pods Running, Succeeded, Failed.
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
 
 
 class JobReasons(msgspec.Struct, kw_only=True):
@@ -37,10 +41,15 @@ class SessionResult(msgspec.Struct, kw_only=True):
     pipelined: dict[str, str] = {}
     pod_groups: dict[str, PodGroupUpdate] = {}
     reasons: dict[str, JobReasons] = {}
+    # Pods still waiting → their PodScheduled=False (reason, message), as Volcano's
+    # taskUnschedulable writes them.
+    unschedulable_pods: dict[str, tuple[str, str]] = {}
     # Pods left out of the session and why (no PodGroup, invalid resources).
     skipped: dict[str, str] = {}
     # The text of the conf the session ran (None: Volcano's default), for the cycle record.
     conf_text: str | None = None
+    # Why the conf in the snapshot was refused ("": it was not); the session ran ``conf_text``.
+    conf_error: str = ""
     # Keys and plugin arguments of that conf Volcano would ignore, each naming the closest
     # known one (``SchedulerConf.warnings``), so ``shoal explain`` can show them.
     conf_warnings: list[str] = []

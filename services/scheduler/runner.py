@@ -11,8 +11,15 @@ from datetime import datetime
 
 from services.scheduler.api import JobInfo
 from services.scheduler.api.status import Code, Status
+from services.scheduler.api.task import TaskStatus
 from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
-from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, new_phase
+from services.scheduler.framework.closing import (
+    SCHEDULED,
+    UNSCHEDULABLE,
+    finished,
+    new_phase,
+    pod_unschedulable,
+)
 from services.scheduler.framework.extension import ActionFactory, PluginFactory
 from services.scheduler.framework.registry import Registry
 from services.scheduler.framework.session import Session
@@ -46,6 +53,7 @@ def run_session(
     for plugin in instances:
         plugin.on_session_open(ssn)
     ssn.seal()
+    invalid: set[str] = set()  # failed job_valid: phase as Volcano's jobStatus computes it
     for job in list(ssn.jobs.values()):
         # A Pending PodGroup stays in the session although its gang is not valid yet: the
         # Volcano job controller creates pods only once the PodGroup is Inqueue, so enqueue must
@@ -55,11 +63,12 @@ def run_session(
         status = ssn.job_valid(job)
         if status is not None:
             rejected[job.key] = (ssn.jobs.pop(job.key), status)
+            invalid.add(job.key)
     for name in conf.actions:
         actions.get(name)().execute(ssn)
     for plugin in instances:
         plugin.on_session_close(ssn)
-    result = _result(ssn, rejected, cluster.skipped)
+    result = _result(ssn, rejected, invalid, cluster.skipped)
     result.conf_warnings = list(conf.warnings)
     return result
 
@@ -94,8 +103,22 @@ def _reasons(job: JobInfo, phase: str, message: str) -> JobReasons:
     )
 
 
+def _update(job: JobInfo, phase: str, conditions: list[Condition]) -> PodGroupUpdate:
+    counts = job.counts
+    return PodGroupUpdate(
+        phase=phase,
+        conditions=conditions,
+        running=counts[TaskStatus.RUNNING],
+        succeeded=counts[TaskStatus.SUCCEEDED],
+        failed=counts[TaskStatus.FAILED],
+    )
+
+
 def _result(
-    ssn: Session, rejected: dict[str, tuple[JobInfo, Status]], skipped: dict[str, str]
+    ssn: Session,
+    rejected: dict[str, tuple[JobInfo, Status]],
+    invalid: set[str],
+    skipped: dict[str, str],
 ) -> SessionResult:
     now = format_rfc3339(ssn.now.timestamp())
     result = SessionResult(
@@ -108,17 +131,20 @@ def _result(
         new = ssn.conditions.get(job.key, {})
         unschedulable = UNSCHEDULABLE in new and new[UNSCHEDULABLE].code is not Code.SUCCESS
         phase = new_phase(job, unschedulable=unschedulable)
-        result.pod_groups[job.key] = PodGroupUpdate(
-            phase=phase, conditions=_conditions(job, new, now)
-        )
+        result.pod_groups[job.key] = _update(job, phase, _conditions(job, new, now))
         message = new[UNSCHEDULABLE].message if unschedulable else ""
         result.reasons[job.key] = _reasons(job, phase, message)
+        result.unschedulable_pods.update(pod_unschedulable(job, result.pipelined))
     for key, (job, status) in sorted(rejected.items()):
         job.record(status)
-        result.pod_groups[key] = PodGroupUpdate(
-            phase=job.phase, conditions=_conditions(job, {UNSCHEDULABLE: status}, now)
-        )
-        result.reasons[key] = _reasons(job, job.phase, status.message)
+        phase = new_phase(job, unschedulable=True) if key in invalid else job.phase
+        # A job whose pods all ended, or that has none, has nothing to explain (Volcano's gang
+        # skips jobs without tasks); its PodGroup must not turn Unschedulable.
+        quiet = key in invalid and (not job.tasks or finished(job))
+        new = {} if quiet else {UNSCHEDULABLE: status}
+        result.pod_groups[key] = _update(job, phase, _conditions(job, new, now))
+        result.reasons[key] = _reasons(job, phase, "" if quiet else status.message)
+        result.unschedulable_pods.update(pod_unschedulable(job, result.pipelined))
     result.pod_groups = dict(sorted(result.pod_groups.items()))
     result.reasons = dict(sorted(result.reasons.items()))
     return result

@@ -31,7 +31,8 @@ from services.scheduler.leadership import (
     run_static_leadership,
 )
 from services.scheduler.state import SchedulerState
-from shared.bus import Bus, Outgoing, Record
+from shared.bus import Bus, Outgoing, RawRecord, Record
+from shared.bus.delivery import send_dead_letter
 from shared.events import (
     CycleRecorded,
     Envelope,
@@ -39,6 +40,7 @@ from shared.events import (
     PodBindDecided,
     PodEvictDecided,
     PodGroupStatusDecided,
+    PodUnschedulableDecided,
     Result,
     StateEvent,
     encode,
@@ -119,6 +121,11 @@ class Metrics:
         )
         self.assumed = Gauge("shoal_scheduler_assumed_pods", "unconfirmed binds", registry=r)
         self.epoch = Gauge("shoal_scheduler_epoch", "leadership epoch (0: standby)", registry=r)
+        self.conf_rejected = Gauge(
+            "shoal_scheduler_conf_rejected",
+            "1 while the volcano-scheduler.conf shown is refused (the previous conf runs)",
+            registry=r,
+        )
         self.conf_warnings = Counter(
             "shoal_scheduler_conf_warnings",
             "volcano-scheduler.conf keys and plugin arguments ignored, counted per conf loaded",
@@ -157,9 +164,37 @@ class Scheduler:
         return sorted({self.topics.state(kind) for kind in STATE_KINDS})
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
-        self.state.apply_state(records, now=time.time())
+        await self.dead_letter(self.state.apply_state(records, now=time.time()))
         self.hops.durations(BIND_OBSERVED, self.state.waits.drain())
         self.changed.set()
+
+    async def dead_letter(self, bad: Sequence[tuple[Record[StateEvent], str]]) -> None:
+        """Records whose object fits no model: to the dead-letter topic by the bus's own path
+        (stage ``handler``), live and in the rebuild alike."""
+
+        async def produce(copy: Outgoing) -> None:
+            await self.bus.produce(
+                self.bus.dead_letter_topic, copy.value, key=copy.key, headers=copy.headers
+            )
+
+        for record, error in bad:
+            self.shell.log.error(
+                "state record dead-lettered",
+                topic=record.topic,
+                partition=record.partition,
+                offset=record.offset,
+                error=error,
+            )
+            raw: RawRecord = Record(
+                topic=record.topic,
+                partition=record.partition,
+                offset=record.offset,
+                key=record.key,
+                value=encode(record.value),
+                timestamp_ms=record.timestamp_ms,
+                headers=record.headers,
+            )
+            await send_dead_letter(produce, raw, "handler", error)
 
     async def on_results(self, records: Sequence[Record[Result]]) -> None:
         self.state.apply_results(record.value for record in records)
@@ -171,7 +206,7 @@ class Scheduler:
         await self.bus.create_topics([*self.state_topics(), *t.decisions(), t.results, t.cycles])
         started = time.monotonic()
         snap = await self.bus.rebuild(topics=self.state_topics(), decode=state_decoder.decode)
-        self.state.apply_state(snap.records)
+        await self.dead_letter(self.state.apply_state(snap.records))
         results = await self.bus.rebuild(topics=[t.results], decode=result_decoder.decode)
         self.shell.log.info(
             "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)
@@ -233,6 +268,7 @@ class Scheduler:
         self.metrics.cycles.inc()
         self.metrics.session.observe(session_s)
         self.metrics.assumed.set(len(self.state.assumed))
+        self.metrics.conf_rejected.set(1 if result.conf_error else 0)
         if self.settings.record_cycles:
             record = CycleRecorded(
                 key="cycle",
@@ -267,8 +303,8 @@ class Scheduler:
     async def publish(self, envelopes: list[Envelope]) -> None:
         by_topic: dict[str, list[Outgoing]] = {}
         for e in envelopes:
-            if isinstance(e, PodBindDecided):
-                topic = self.topics.binds
+            if isinstance(e, PodBindDecided | PodUnschedulableDecided):
+                topic = self.topics.binds  # keyed by pod: in order with the pod's bind
             elif isinstance(e, PodEvictDecided):
                 topic = self.topics.evictions
             elif isinstance(e, KueueStatusDecided):

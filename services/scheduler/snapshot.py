@@ -5,8 +5,9 @@ their scheduler (terminated pods free it; pods being deleted are *releasing*). P
 schedulers (``volcano``/``shoal`` by default) join the job of the PodGroup named by the
 ``scheduling.k8s.io/group-name`` annotation; pods without a PodGroup are skipped with a reason
 (the job controller creates PodGroups). The ``default`` queue exists even if not listed.
-Bad data is contained: a job whose pod has an unparsable quantity, or whose queue does not
-exist, is reported with a reason and left out; the rest of the cluster is still scheduled.
+Bad data is contained: a job whose pod has an unparsable or out-of-range quantity, or whose
+queue does not exist, is reported with a reason and left out, and so is a node whose allocatable
+cannot be read or exceeds ``MAX_MILLI``; the rest of the cluster is still scheduled.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ DEFAULT_QUEUE = "default"
 # kubelet's default max-pods, for nodes that do not report a ``pods`` allocatable.
 DEFAULT_MAX_PODS = 110
 SNAPSHOT = "snapshot"
+# Largest amount of one resource on a node or in a pod, in milli-units (4 Pi-units; memory
+# 4 PiB): node rows are exact int64 and must not overflow when a pod's request is added.
+MAX_MILLI = 2**62
 
 
 class Snapshot(msgspec.Struct, kw_only=True):
@@ -144,13 +148,16 @@ def build_cluster(
     names: set[str] = set()
 
     node_resources: list[Resources] = []
-    nodes = sorted(snapshot.nodes, key=lambda n: n.metadata.name)
-    for node in nodes:
+    nodes: list[Node] = []
+    for node in sorted(snapshot.nodes, key=lambda n: n.metadata.name):
         try:
             res = _quantities(node.status.allocatable or node.status.capacity)
+            _check_range(res)
         except QuantityError as exc:
+            # Left out of the session: a node whose capacity cannot be read runs nothing.
             skipped[f"node/{node.metadata.name}"] = f"invalid allocatable: {exc}"
-            res = Resources()
+            continue
+        nodes.append(node)
         if PODS not in res:
             res = res + {PODS: DEFAULT_MAX_PODS * 1000}
         node_resources.append(res)
@@ -162,6 +169,7 @@ def build_cluster(
     for i, pod in enumerate(snapshot.pods):
         try:
             pod_reqs[i] = requests_of(pod)
+            _check_range(pod_reqs[i])
             names.update(pod_reqs[i])
         except QuantityError as exc:
             bad_pods[i] = str(exc)
@@ -272,6 +280,14 @@ def build_cluster(
     return Cluster(
         space=space, nodes=table, queues=queues, jobs=jobs, job_errors=job_errors, skipped=skipped
     )
+
+
+def _check_range(res: Resources) -> None:
+    """Refuse amounts the int64 node arithmetic cannot hold (``cpu: 1e30``, ``memory: 16Ei``)."""
+    for name, milli in res.items():
+        if milli > MAX_MILLI:
+            amount = ResourceSpace.format(name, milli)
+            raise QuantityError(f"{name} {amount} exceeds the largest amount Shoal schedules")
 
 
 def _pod_key(pod: Pod) -> str:

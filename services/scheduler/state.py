@@ -17,11 +17,12 @@ from typing import Any
 
 import msgspec
 
-from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
+from services.scheduler.conf import CONFIGMAP_KEY
 from services.scheduler.result import SessionResult
 from services.scheduler.snapshot import Snapshot
 from services.scheduler.waits import Waits
-from shared.bus import Record
+from services.scheduler.warnings import Warnings, conf_configmap
+from shared.bus.records import Record
 from shared.cache import ObjectCache
 from shared.events import (
     Envelope,
@@ -32,14 +33,18 @@ from shared.events import (
     PodEvicted,
     PodEvictFailed,
     PodGroupStatusDecided,
+    PodUnschedulableDecided,
     StateEvent,
 )
 from shared.kube.keys import object_key
-from shared.models import ConfigMap, Pod, PodGroup
+from shared.models import Pod, PodGroup
 
 POD, NODE, PODGROUP = "v1/Pod", "v1/Node", "scheduling.volcano.sh/v1beta1/PodGroup"
 QUEUE, PRIORITY_CLASS = "scheduling.volcano.sh/v1beta1/Queue", "scheduling.k8s.io/v1/PriorityClass"
 CONFIGMAP = "v1/ConfigMap"
+# PodScheduled conditions published per cycle at most: a burst of pending pods must not crowd
+# the binds out of the binder.
+MAX_POD_CONDITIONS = 500
 
 
 @dataclass
@@ -60,6 +65,9 @@ class SchedulerState:
         self.evicting: dict[str, float] = {}
         # PodGroup key → (status digest, when it was published or last seen applied)
         self.published: dict[str, tuple[bytes, float]] = {}
+        # Pod key → (PodScheduled reason and message, when published), as ``published``.
+        self.pod_conditions: dict[str, tuple[bytes, float]] = {}
+        self.warnings = Warnings()
         self.positions: dict[str, int] = {}
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
@@ -67,11 +75,21 @@ class SchedulerState:
 
     # --- inputs ------------------------------------------------------------------------------
 
-    def apply_state(self, records: Sequence[Record[StateEvent]], *, now: float = 0.0) -> None:
-        """``now``: the wall clock, to time the waits of live records (0: not timed)."""
+    def apply_state(
+        self, records: Sequence[Record[StateEvent]], *, now: float = 0.0
+    ) -> list[tuple[Record[StateEvent], str]]:
+        """Apply records in order; returns those whose object does not fit its model (e.g. a
+        null name) with the error, for the dead-letter topic: never raises on one, so neither
+        live consumption nor the rebuild after a restart stops at a bad record. ``now``: the
+        wall clock, to time the waits of live records (0: not timed)."""
+        bad: list[tuple[Record[StateEvent], str]] = []
         for record in records:
-            obj = self.cache.apply(record.value)
             self.positions[f"{record.topic}/{record.partition}"] = record.offset + 1
+            try:
+                obj = self.cache.apply(record.value)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                bad.append((record, str(exc)))
+                continue
             if isinstance(obj, Pod):
                 deleted = self.cache.get(POD, _key(obj)) is None
                 self._observe_pod(obj, deleted=deleted, observed=record.value.occurred_at, now=now)
@@ -81,6 +99,7 @@ class SchedulerState:
                 if pending and self.cache.get(PODGROUP, key) is None:
                     pending = False  # deleted
                 self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
+        return bad
 
     def _observe_pod(self, pod: Pod, *, deleted: bool, observed: float, now: float) -> None:
         key = _key(pod)
@@ -152,10 +171,8 @@ class SchedulerState:
                 spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
                 pod = msgspec.structs.replace(pod, spec=spec)
             pods.append(pod)
-        conf_text = None
-        for cm in self.cache.objects(CONFIGMAP):
-            if isinstance(cm, ConfigMap) and cm.metadata.name == CONFIGMAP_NAME:
-                conf_text = cm.data.get(CONFIGMAP_KEY)
+        cm = conf_configmap(self.cache)
+        conf_text = cm.data.get(CONFIGMAP_KEY) if cm is not None else None
         return Snapshot(
             nodes=list(self.cache.objects(NODE)),
             pods=pods,
@@ -205,7 +222,11 @@ class SchedulerState:
                 )
             )
         for key, update in sorted(result.pod_groups.items()):
-            status = {"phase": update.phase, "conditions": msgspec.to_builtins(update.conditions)}
+            status = {
+                "phase": update.phase,
+                "conditions": msgspec.to_builtins(update.conditions),
+                **{c: getattr(update, c) for c in _COUNTERS},
+            }
             digest = msgspec.json.encode(_comparable(status))
             if self._observed_equal(key, status):
                 self.published[key] = (digest, now)
@@ -214,16 +235,58 @@ class SchedulerState:
             if last is not None and last[0] == digest and now - last[1] < self.status_resend:
                 continue  # sent; the binder and the watcher need a moment to show it applied
             self.published[key] = (digest, now)
+            pg = self.cache.get(PODGROUP, key)
             out.append(
                 PodGroupStatusDecided(
                     key=key,
                     phase=update.phase,
                     conditions=status["conditions"],
+                    uid=pg.metadata.uid if isinstance(pg, PodGroup) else "",
+                    running=update.running,
+                    succeeded=update.succeeded,
+                    failed=update.failed,
                     cycle=cycle,
                     entered_at=self.waits.podgroups.get(key, 0.0),
                     **common,
                 )
             )
+        out += self._unschedulable(result, cycle=cycle, now=now, common=common)
+        out += self.warnings.decisions(result, self.cache, cycle=cycle, common=common)
+        return out
+
+    def _unschedulable(
+        self, result: SessionResult, *, cycle: int, now: float, common: dict[str, Any]
+    ) -> list[Envelope]:
+        """PodScheduled=False for waiting pods whose observed condition says otherwise; at most
+        ``MAX_POD_CONDITIONS`` per cycle (the rest follow in the next cycles), each again only
+        after ``status_resend`` if the log still shows another condition."""
+        out: list[Envelope] = []
+        sent: dict[str, tuple[bytes, float]] = {}
+        for key, (reason, message) in sorted(result.unschedulable_pods.items()):
+            pod = self.cache.get(POD, key)
+            if not isinstance(pod, Pod) or pod.spec.nodeName or key in self.assumed:
+                continue
+            if _shows_unschedulable(pod, reason, message):
+                continue
+            digest = f"{reason}\0{message}".encode()
+            last = self.pod_conditions.get(key)
+            if last is not None and last[0] == digest and now - last[1] < self.status_resend:
+                sent[key] = last
+                continue
+            if len(out) >= MAX_POD_CONDITIONS:
+                continue
+            sent[key] = (digest, now)
+            out.append(
+                PodUnschedulableDecided(
+                    key=key,
+                    pod_uid=pod.metadata.uid,
+                    reason=reason,
+                    message=message,
+                    cycle=cycle,
+                    **common,
+                )
+            )
+        self.pod_conditions = sent  # pods no longer waiting are forgotten
         return out
 
     def _observed_equal(self, key: str, status: dict[str, Any]) -> bool:
@@ -233,10 +296,12 @@ class SchedulerState:
         observed = {
             "phase": pg.status.phase,
             "conditions": msgspec.to_builtins(pg.status.conditions),
+            **{c: getattr(pg.status, c) for c in _COUNTERS},
         }
         return _comparable(observed) == _comparable(status)
 
 
+_COUNTERS = ("running", "succeeded", "failed")
 _VOLATILE = frozenset({"lastTransitionTime", "lastProbeTime", "lastUpdateTime", "transitionID"})
 
 
@@ -247,4 +312,16 @@ def _comparable(status: dict[str, Any]) -> dict[str, Any]:
         for c in status.get("conditions") or []
         if isinstance(c, dict)
     ]
-    return {"phase": status.get("phase"), "conditions": conditions}
+    counters = {c: status.get(c) or 0 for c in _COUNTERS}
+    return {"phase": status.get("phase"), "conditions": conditions, **counters}
+
+
+def _shows_unschedulable(pod: Pod, reason: str, message: str) -> bool:
+    """Volcano's ``podConditionHaveUpdate``, inverted: the pod already shows this condition."""
+    return any(
+        c.type == "PodScheduled"
+        and c.status == "False"
+        and c.reason == reason
+        and c.message == message
+        for c in pod.status.conditions
+    )

@@ -17,4 +17,7 @@ def run(args: argparse.Namespace) -> int:
 
     shell = ServiceShell.from_env("watcher")
     settings = load_settings(WatcherSettings, prefix="SHOAL_WATCHER_")
-    return run_kube_service(shell, partial(run_watcher, settings=settings), args.kubeconfig)
+    # The watcher fills the state topics after a lost log; it waits for nobody.
+    return run_kube_service(
+        shell, partial(run_watcher, settings=settings), args.kubeconfig, waits_for_state=False
+    )

@@ -55,6 +55,7 @@ DEFAULT_KINDS = (
     "kueue.x-k8s.io/v1beta1/ClusterQueue",
     "kueue.x-k8s.io/v1beta1/LocalQueue",
     "kueue.x-k8s.io/v1beta1/Workload",
+    "kueue.x-k8s.io/v1beta1/Cohort",
 )
 
 
@@ -284,6 +285,7 @@ async def run_watcher(
 
     async def mark_ready_when_listed() -> None:
         await asyncio.gather(*(w.synced.wait() for w in watches))
+        await shell.state_resynced()
         shell.readiness.mark_ready()
         shell.log.info("all resources listed", kinds=[w.rt.kind for w in watches])
         await stopping.wait()
@@ -299,4 +301,8 @@ async def run_watcher(
     finally:
         for task in [*tasks, stop]:
             task.cancel()
-        await asyncio.gather(*tasks, stop, return_exceptions=True)
+        # Bounded: on Python 3.11 a watch whose read completes as it is cancelled can swallow
+        # the cancellation (asyncio.wait_for) and go on; it must not hold up the shutdown.
+        _, stuck = await asyncio.wait([*tasks, stop], timeout=5)
+        for task in stuck:
+            _log.warning("task did not stop; left behind", task=task.get_name())

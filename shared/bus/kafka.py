@@ -38,11 +38,14 @@ from shared.bus.records import (
     TopicPartition,
     with_value,
 )
+from shared.bus.security import client_options
 from shared.config import KafkaSettings
 
 T = TypeVar("T")
 
 _TOPIC_ALREADY_EXISTS = 36
+# Under ACLs the topics are provisioned (deploy/kafka) and a service may not create them.
+_NOT_OURS_TO_CREATE = (29, 31)  # TopicAuthorizationFailed, ClusterAuthorizationFailed
 _log = structlog.get_logger()
 
 
@@ -69,8 +72,13 @@ class KafkaBus:
             max_batch_size=s.max_batch_size,
             max_request_size=s.max_request_size,
             enable_idempotence=False,
+            **client_options(s),
         )
-        await producer.start()
+        try:
+            await producer.start()
+        except BaseException:
+            await producer.stop()  # an unreachable broker must not leave an unclosed client
+            raise
         self._producer = producer
 
     async def close(self) -> None:
@@ -93,7 +101,9 @@ class KafkaBus:
     async def create_topics(self, names: Sequence[str], *, partitions: int | None = None) -> None:
         count = partitions or self._settings.topic_partitions
         admin = AIOKafkaAdminClient(
-            bootstrap_servers=self._settings.bootstrap, client_id=self._settings.client_id
+            bootstrap_servers=self._settings.bootstrap,
+            client_id=self._settings.client_id,
+            **client_options(self._settings),
         )
         await admin.start()
         try:
@@ -103,7 +113,11 @@ class KafkaBus:
         finally:
             await admin.close()
         for topic, code, *_ in response.topic_errors:
-            if code not in (0, _TOPIC_ALREADY_EXISTS):
+            if code in _NOT_OURS_TO_CREATE:
+                _log.debug(
+                    "not authorised to create a topic; expecting it provisioned", topic=topic
+                )
+            elif code not in (0, _TOPIC_ALREADY_EXISTS):
                 raise for_code(code)(f"cannot create topic {topic}")
 
     async def produce(
@@ -241,6 +255,7 @@ class KafkaBus:
             heartbeat_interval_ms=s.heartbeat_interval_ms,
             max_poll_interval_ms=s.max_poll_interval_ms,
             **fetch_limits(s),
+            **client_options(s),
         )
 
     async def _partitions(self, topics: Sequence[str]) -> list[KafkaTopicPartition]:

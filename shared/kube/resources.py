@@ -55,6 +55,7 @@ _ALL = (
     _rt("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues", namespaced=False),
     _rt("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
     _rt("kueue.x-k8s.io", "v1beta1", "Workload", "workloads"),
+    _rt("kueue.x-k8s.io", "v1beta1", "Cohort", "cohorts", namespaced=False),
 )
 
 RESOURCES: Mapping[tuple[str, str], ResourceType] = {(r.api_version, r.kind): r for r in _ALL}

@@ -26,7 +26,7 @@ from shared.models.core import (
     Toleration,
 )
 from shared.models.kubeflow import PyTorchJob
-from shared.models.kueue import ClusterQueue, LocalQueue, ResourceFlavor, Workload
+from shared.models.kueue import ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload
 from shared.models.registry import (
     KINDS,
     check_quantities,
@@ -43,6 +43,7 @@ from shared.models.volcano import Command, PodGroup, Queue, VolcanoJob
 __all__ = [
     "KINDS",
     "ClusterQueue",
+    "Cohort",
     "Command",
     "Condition",
     "ConfigMap",

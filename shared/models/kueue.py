@@ -1,6 +1,6 @@
 """Kueue objects (kueue.x-k8s.io v1beta1 and v1beta2): ResourceFlavor, ClusterQueue, LocalQueue,
-Workload. Where v1beta2 renamed a field, both names are fields here (``cohort``/``cohortName``,
-``priorityClassName``/``priorityClassRef``)."""
+Workload, Cohort. Where v1beta2 renamed a field, both names are fields here
+(``cohort``/``cohortName``, ``priorityClassName``/``priorityClassRef``)."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ class ClusterQueueSpec(Model):
     preemption: ClusterQueuePreemption | None = None
     flavorFungibility: Json | None = None
     stopPolicy: str | None = None
+    fairSharing: Json | None = None
 
 
 class ClusterQueue(Model):
@@ -62,6 +63,22 @@ class ClusterQueue(Model):
     kind: str = "ClusterQueue"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: ClusterQueueSpec = msgspec.field(default_factory=ClusterQueueSpec)
+    status: Json = {}
+
+
+class CohortSpec(Model):
+    parentName: str | None = None
+    resourceGroups: list[ResourceGroup] = []
+    fairSharing: Json | None = None
+
+
+class Cohort(Model):
+    """A node of the cohort tree: quota of its own shared by its subtree, and a parent."""
+
+    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    kind: str = "Cohort"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CohortSpec = msgspec.field(default_factory=CohortSpec)
     status: Json = {}
 
 
@@ -105,9 +122,15 @@ class Admission(Model):
     podSetAssignments: list[PodSetAssignment] = []
 
 
+class ReclaimablePod(Model):
+    name: str
+    count: int = 0
+
+
 class WorkloadStatus(Model):
     admission: Admission | None = None
     conditions: list[Condition] = []
+    reclaimablePods: list[ReclaimablePod] = []
 
 
 class Workload(Model):

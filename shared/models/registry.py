@@ -27,7 +27,7 @@ from shared.models.core import (
     Service,
 )
 from shared.models.kubeflow import PyTorchJob
-from shared.models.kueue import ClusterQueue, LocalQueue, ResourceFlavor, Workload
+from shared.models.kueue import ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload
 from shared.models.volcano import Command, PodGroup, Queue, VolcanoJob
 from shared.quantities import parse_quantity
 
@@ -52,11 +52,13 @@ KINDS: Mapping[tuple[str, str], type[Model]] = {
     ("kueue.x-k8s.io/v1beta1", "ClusterQueue"): ClusterQueue,
     ("kueue.x-k8s.io/v1beta1", "LocalQueue"): LocalQueue,
     ("kueue.x-k8s.io/v1beta1", "Workload"): Workload,
+    ("kueue.x-k8s.io/v1beta1", "Cohort"): Cohort,
     # Kueue's current API: the same models read both (v1beta2 renames are fields of both).
     ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"): ResourceFlavor,
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ClusterQueue,
     ("kueue.x-k8s.io/v1beta2", "LocalQueue"): LocalQueue,
     ("kueue.x-k8s.io/v1beta2", "Workload"): Workload,
+    ("kueue.x-k8s.io/v1beta2", "Cohort"): Cohort,
 }
 # Keys whose values are ResourceLists anywhere in a manifest; checked so a bad quantity is
 # reported at load time with its path, not deep inside a scheduling cycle.

@@ -7,6 +7,9 @@ import msgspec
 
 from shared.models.base import Condition, Json, Model, ObjectMeta, OwnerReference
 
+# Pods per Volcano task or PyTorchJob replica type that Shoal runs (kubesim refuses more at
+# admission, as Kubernetes bounds an Indexed Job's completions): a sync stays bounded.
+MAX_REPLICAS = 100_000
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 QUEUE_NAME_ANNOTATION = "scheduling.volcano.sh/queue-name"
 TASK_SPEC_KEY = "volcano.sh/task-spec"

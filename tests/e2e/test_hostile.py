@@ -10,11 +10,15 @@ docs/benchmarks.md reports it.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from services.cli.progress import job_phase
@@ -225,3 +229,139 @@ async def test_object_too_large_to_publish_is_skipped_with_an_event(
     RECOVERY["object larger than the record limit (1.5 MiB ConfigMap)"] = time.monotonic() - started
     assert stack.services["watcher"].alive()
     assert log_lines(stack, "watcher", "object too large to publish")
+
+
+async def readiness(stack: Stack) -> dict[str, bool]:
+    async with aiohttp.ClientSession() as session:
+        ready = {}
+        for name, process in stack.services.items():
+            url = f"http://127.0.0.1:{process.health_port}/readyz"
+            try:
+                async with session.get(url, timeout=aiohttp.ClientTimeout(total=1)) as r:
+                    ready[name] = r.status == 200
+            except (aiohttp.ClientError, TimeoutError):
+                ready[name] = False
+        return ready
+
+
+async def test_broker_killed_and_restarted_empty_is_survived(
+    stack: Stack, kube: KubeClient, observer: Observer, namespace: str
+) -> None:
+    # Runs last in the module: the broker loses every topic and offset.
+    await kube.create(VCJOB, vcjob("across", namespace, replicas=2, duration="6s"))
+
+    async def across_running() -> bool:
+        pods = observer.pods_of(namespace, "across")
+        return len(pods) == 2 and all(p.nodes for p in pods)
+
+    await eventually(across_running, timeout=60, what="the job started before the loss to run")
+    await asyncio.to_thread(stack.restart_broker, down_s=0.5)
+    started = time.monotonic()
+    unready: set[str] = set()
+
+    async def recovered() -> bool:
+        ready = await readiness(stack)
+        unready.update(name for name, ok in ready.items() if not ok)
+        return set(unready) == set(stack.services) and all(ready.values())
+
+    await eventually(
+        recovered, timeout=90, what="every service to drop and regain /readyz", every=0.1
+    )
+    RECOVERY["broker kill -9 + empty restart: every service ready again"] = (
+        time.monotonic() - started
+    )
+    await run_normal_job(kube, observer, namespace, "after-broker-loss")
+    RECOVERY["broker kill -9 + empty restart: a new job completed"] = time.monotonic() - started
+
+    async def across_completed() -> bool:
+        return job_phase(await kube.get(VCJOB, "across", namespace)) == "Completed"
+
+    await eventually(across_completed, timeout=60, what="the job that spanned the loss")
+    across = observer.pods_of(namespace, "across")
+    assert len(across) == 2, f"pods created again after the loss: {[p.name for p in across]}"
+    assert all(s.alive() for s in stack.services.values()), "no service died of the loss"
+
+
+def child_pids(pid: int) -> dict[int, str]:
+    """Direct children of ``pid``: pid → what runs (a service name, kubesim or the broker)."""
+    children: dict[int, str] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            words = [w.decode() for w in argv if w]
+            name = words[words.index("run") + 1] if "run" in words else "broker"
+            children[int(child)] = name
+    return children
+
+
+def process_state(pid: int) -> str | None:
+    """The kernel's state letter of ``pid`` (Z: exited, not reaped), None once reaped."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return None
+    line = next(line for line in status.splitlines() if line.startswith("State:"))
+    return line.split()[1]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+async def test_shoal_up_restarts_a_crashed_child_and_its_children_die_with_it(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    argv = [sys.executable, "-m", "services.cli.main", "up", "--no-demo", "--nodes", "2"]
+    up = await asyncio.create_subprocess_exec(
+        *argv,
+        "--workdir",
+        str(tmp_path),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert up.stdout is not None
+    try:
+        output = b""
+        while b"Shoal is running" not in output:
+            line = await asyncio.wait_for(up.stdout.readline(), 150)
+            assert line, f"shoal up ended: {output.decode()}"
+            output += line
+        children = child_pids(up.pid)
+        assert sorted(children.values()) == sorted(
+            ["broker", "kubesim", "watcher", "jobcontroller", "scheduler", "binder"]
+        )
+        binder = next(pid for pid, name in children.items() if name == "binder")
+        started = time.monotonic()
+        os.kill(binder, signal.SIGKILL)
+        supervisor_log = tmp_path / "logs" / "supervisor.log"
+
+        async def restarted() -> bool:
+            return supervisor_log.exists() and "binder restarted" in supervisor_log.read_text()
+
+        await eventually(restarted, timeout=30, what="the supervisor to restart the binder")
+        RECOVERY["binder killed under shoal up: restarted by the supervisor"] = (
+            time.monotonic() - started
+        )
+        assert process_state(binder) is None, "the crashed child was reaped, not left a zombie"
+        now = child_pids(up.pid)
+        assert "binder" in now.values() and binder not in now
+        starting = log_lines_in(tmp_path, "binder", "service starting")
+        assert starting and all('"http": "127.0.0.1:' in line for line in starting)
+        everyone = set(children) | set(now)
+        up.send_signal(sig)
+        started = time.monotonic()
+
+        async def all_gone() -> bool:
+            # Orphans of a SIGKILLed ``shoal up`` are reaped by init, if at all: Z counts.
+            return all(process_state(pid) in (None, "Z") for pid in everyone)
+
+        await eventually(all_gone, timeout=40, what=f"every child to exit after {sig.name}")
+        RECOVERY[f"shoal up {sig.name}: every child gone"] = time.monotonic() - started
+    finally:
+        if up.returncode is None:
+            up.kill()
+        await up.wait()
+
+
+def log_lines_in(workdir: Path, service: str, needle: str) -> list[str]:
+    path = workdir / "logs" / f"{service}.log"
+    return [line for line in path.read_text(errors="replace").splitlines() if needle in line]

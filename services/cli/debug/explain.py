@@ -2,6 +2,7 @@
 node histogram, as data (for the API and ``shoal explain``) or as text for a terminal.
 
     shoal explain -f FILE NAMESPACE/PODGROUP [-o text|json]      one session on manifests
+    shoal explain -f FILE NAMESPACE/WORKLOAD                     one Kueue admission run
     shoal explain --bootstrap HOST:PORT [--cycle N | --last] NAMESPACE/PODGROUP
 
 With ``-f`` the session is the one ``shoal simulate schedule`` runs; with ``--bootstrap`` (or
@@ -64,7 +65,9 @@ def render(reasons: JobReasons, conditions: list[Condition] | None = None) -> st
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from services.cli.debug.replay import add_log_arguments
 
-    parser.add_argument("job", metavar="NAMESPACE/PODGROUP", help="the job's PodGroup")
+    parser.add_argument(
+        "job", metavar="NAMESPACE/NAME", help="the job's PodGroup, or a Kueue Workload (with -f)"
+    )
     parser.add_argument("-f", "--filename", help="manifests (multi-document YAML; '-': stdin)")
     parser.add_argument("--now", help="-f: the session clock, ISO 8601 (default: now)")
     add_log_arguments(parser)
@@ -77,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if args.filename is not None:
         if args.bootstrap or args.file is not None:
             raise UserError("give -f FILE or a log (--bootstrap/--file), not both")
+        if _explain_workload(args):
+            return 0
         result, where = _from_manifests(args), f"one session on {args.filename}"
     elif args.bootstrap or args.file is not None or os.environ.get("KAFKA_BOOTSTRAP"):
         result, where = _from_log(args)
@@ -91,6 +96,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join([where, *conf_warning_lines(result), render(reasons, conditions)]))
     return 0
+
+
+def _explain_workload(args: argparse.Namespace) -> bool:
+    """A Kueue Workload of the file named ``args.job``: explained, True; else False."""
+    from services.cli.debug.explain_workload import (
+        explain_workload,
+        render_workload,
+        workload_keys,
+    )
+    from services.cli.debug.simulate_schedule import parse_now, read_source
+    from shared.models import load_manifests
+
+    objects = load_manifests(read_source(args.filename), source=args.filename)
+    if args.job not in workload_keys(objects):
+        return False
+    doc = explain_workload(objects, args.job, parse_now(args.now), source=args.filename)
+    print(json.dumps(doc, indent=2) if args.output == "json" else render_workload(doc))
+    return True
 
 
 def conf_warning_lines(result: SessionResult) -> list[str]:

@@ -121,22 +121,33 @@ class _LogReader:
     creates any topic a client merely asks about)."""
 
     def __init__(self, bootstrap: str, prefix: str) -> None:
+        import msgspec
+
         from shared.bus.kafka import KafkaBus
-        from shared.config import KafkaSettings
+        from shared.config import KafkaSettings, load_settings
 
         self.bootstrap = bootstrap
-        self.bus = KafkaBus(
-            settings=KafkaSettings(
-                bootstrap=bootstrap, topic_prefix=prefix, client_id="shoal-replay"
-            )
+        # TLS/SASL come from the environment, as the services' do (SHOAL_SECURITY_PROTOCOL...).
+        self.settings = msgspec.structs.replace(
+            load_settings(KafkaSettings),
+            bootstrap=bootstrap,
+            topic_prefix=prefix,
+            client_id="shoal-replay",
         )
+        self.bus = KafkaBus(settings=self.settings)
         self.existing: set[str] = set()
 
     async def __aenter__(self) -> _LogReader:
         from aiokafka import AIOKafkaConsumer
         from aiokafka.errors import KafkaError
 
-        consumer = AIOKafkaConsumer(bootstrap_servers=self.bootstrap, client_id="shoal-replay")
+        from shared.bus.security import client_options
+
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=self.bootstrap,
+            client_id="shoal-replay",
+            **client_options(self.settings),
+        )
         try:
             await asyncio.wait_for(consumer.start(), timeout=15)
             self.existing = set(await consumer.topics())

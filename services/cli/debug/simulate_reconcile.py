@@ -60,7 +60,7 @@ def simulate(
 ) -> tuple[dict[str, Any], list[str]]:
     """One sync of every job in ``text``: (output per job key, error lines)."""
     from services.jobcontroller import kinds, kueue, observing, snapshot
-    from services.jobcontroller.cache import work_key
+    from services.jobcontroller.workkeys import work_key
     from shared.expectations import Expectations
     from shared.models import load_manifests, object_key
 

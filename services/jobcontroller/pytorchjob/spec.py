@@ -19,9 +19,11 @@ from dataclasses import dataclass
 
 import msgspec
 
+from shared.errors import UserError
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, VOLCANO_SCHEDULER_NAME
 from shared.models import Json, PyTorchJob
 from shared.models.kubeflow import ElasticPolicy, SchedulingPolicy
+from shared.models.volcano import MAX_REPLICAS
 
 MASTER = "Master"
 WORKER = "Worker"
@@ -167,6 +169,12 @@ def _nproc_per_node(job: PyTorchJob) -> str | None:
 def pytorch_view(
     job: PyTorchJob, gang_schedulers: frozenset[str] = DEFAULT_GANG_SCHEDULERS
 ) -> PyTorchView:
+    for type_, spec in job.spec.pytorchReplicaSpecs.items():
+        if spec.replicas is not None and spec.replicas > MAX_REPLICAS:
+            raise UserError(
+                f"spec.pytorchReplicaSpecs.{type_}.replicas: {spec.replicas} is more than "
+                f"{MAX_REPLICAS} pods, the most Shoal runs per replica type"
+            )
     replicas = tuple(
         sorted(
             (

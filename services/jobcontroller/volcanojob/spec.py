@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared.errors import UserError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import VOLCANO_SCHEDULER_NAME
 from shared.models import Json, VolcanoJob
-from shared.models.volcano import LifecyclePolicy
+from shared.models.volcano import MAX_REPLICAS, LifecyclePolicy
 
 DEFAULT_QUEUE = "default"
 DEFAULT_MAX_RETRY = 3
@@ -95,6 +96,12 @@ def _depends_on(raw: Json | None) -> tuple[str, ...]:
 
 def job_view(job: VolcanoJob) -> JobView:
     spec = job.spec
+    for task in spec.tasks:
+        if task.replicas > MAX_REPLICAS:
+            raise UserError(
+                f"spec.tasks[{task.name}].replicas: {task.replicas} is more than "
+                f"{MAX_REPLICAS} pods, the most Shoal runs per task"
+            )
     max_retry = spec.maxRetry if spec.maxRetry else DEFAULT_MAX_RETRY
     tasks = tuple(
         Task(

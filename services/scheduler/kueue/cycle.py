@@ -1,29 +1,34 @@
 """The admission cycle: Kueue's scheduler loop run until every queue has had its say.
 
 Each ClusterQueue orders its pending workloads by priority, then queue timestamp. A Kueue
-cycle takes the head of every queue, assigns flavors (and preemption targets), sorts the
-heads (not borrowing first, then priority, then timestamp) and admits them in order,
-re-checking quota because earlier heads of the cycle used some. ``admit`` repeats cycles on
-the same snapshot until no queue has a head left to try, which is where Kueue settles when
-nothing else changes:
+cycle takes the head of every queue, assigns flavors (and preemption targets; when neither
+fits nor preempts, partial admission tries fewer pods), orders the heads (the lowest
+borrowing level first, then priority, then timestamp; with fair sharing, the fair-sharing
+tournament) and admits them in turn, re-checking quota because earlier heads of the cycle
+used some. ``admit`` repeats cycles on the same snapshot until no queue has a head left to
+try, which is where Kueue settles when nothing else changes:
 
 - a head that does not fit blocks a StrictFIFO queue; a BestEffortFIFO queue sets it aside
   and tries the next one (a namespace mismatch is set aside under both, as in Kueue);
 - a head that needs preemption marks its targets ``preempted``, reserves its quota and stays
   the head, pending until the targets are gone (a later run), so its queue waits too;
 - a head that no longer fits because of an earlier head of the same cycle is retried in the
-  next cycle.
+  next cycle; one whose targets overlap an earlier head's is assigned again as if those were
+  gone (and then waits for them when it fits).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from services.scheduler.api.status import Code, Status
-from services.scheduler.kueue.flavors import Assignment, Mode, assign_flavors
+from services.scheduler.kueue.fair_sharing import FairSharing, Nominee, fairest
+from services.scheduler.kueue.flavors import Assignment, assign_flavors
 from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.kueue.modes import Mode
+from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 from services.scheduler.kueue.snapshot import Inputs, build
@@ -37,6 +42,10 @@ from shared.models import Model
 
 PLUGIN = "scheduler"
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
+PARTIAL_ADMISSION = "PartialAdmission"
+RECOMPUTE_ON_OVERLAP = "RecomputeAssignmentUponPreemptionTargetsOverlap"
+GATES: Mapping[str, bool] = {PARTIAL_ADMISSION: True, RECOMPUTE_ON_OVERLAP: True}
+"""The Kueue feature gates the cycle honours, with upstream's defaults (pkg/features)."""
 
 
 def admit(
@@ -45,12 +54,19 @@ def admit(
     *,
     source: str = "input",
     max_cycles: int | None = None,
+    gates: Mapping[str, bool] | None = None,
+    fair_sharing: FairSharing | None = None,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
-    ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one).
+    ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
+    ``gates`` sets Kueue feature gates by name (those in ``GATES``, defaults as upstream;
+    others are ignored); ``fair_sharing`` is Kueue's Configuration ``fairSharing`` (off
+    when None).
     """
-    return _Run(build(objects, now=now, source=source), now).run(max_cycles)
+    inputs = build(objects, now=now, source=source)
+    enabled = {**GATES, **{k: v for k, v in (gates or {}).items() if k in GATES}}
+    return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
 
 
 @dataclass
@@ -64,8 +80,8 @@ class _Entry:
     set_aside: bool = False
     """Refused in a way that does not block even a StrictFIFO queue."""
 
-    def order(self) -> tuple[bool, int, datetime, str]:
-        borrows = self.assignment.borrows if self.assignment else False
+    def order(self) -> tuple[int, int, datetime, str]:
+        borrows = self.assignment.borrows if self.assignment else 0
         return (borrows, -self.info.priority, self.info.timestamp, self.info.key)
 
 
@@ -83,8 +99,17 @@ class _Queue:
 
 
 class _Run:
-    def __init__(self, inputs: Inputs, now: datetime) -> None:
+    def __init__(
+        self,
+        inputs: Inputs,
+        now: datetime,
+        *,
+        gates: Mapping[str, bool],
+        fair_sharing: FairSharing | None,
+    ) -> None:
         self.inputs = inputs
+        self.gates = gates
+        self.fair_sharing = fair_sharing
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
         self.result = AdmissionResult(pending=dict(inputs.unqueued))
@@ -114,13 +139,35 @@ class _Run:
             entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
             by_cq = {q.cq.name: q for q, _ in heads}
             self.reserved_in_cycle = False
-            for entry in entries:
+            for entry in self._in_order(entries):
                 self._process(entry, by_cq[entry.cq.name])
             for cq, reserved in self.reserved_for_cycle:
                 cq.remove_usage(reserved)
             self.reserved_for_cycle.clear()
         self._explain_the_rest()
         return self.result
+
+    def _in_order(self, entries: list[_Entry]) -> Iterator[_Entry]:
+        """Kueue's entry iterator: classical order, or the fair-sharing tournament (run
+        again before each entry, as admissions change the shares)."""
+        if self.fair_sharing is None:
+            yield from entries
+            return
+        remaining = [
+            Nominee(
+                entry=e,
+                key=e.info.key,
+                queue=e.cq,
+                usage=e.assignment.usage if e.assignment else {},
+                priority=e.info.priority,
+                timestamp=e.info.timestamp,
+            )
+            for e in entries
+        ]
+        while remaining:
+            chosen = fairest(remaining, first=lambda nominees: nominees[0])
+            remaining.remove(chosen)
+            yield chosen.entry
 
     def _nominate(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Entry:
         entry = _Entry(info, cq)
@@ -138,28 +185,92 @@ class _Run:
             entry.refusal = _status("InvalidResources", "; ".join(invalid))
             entry.set_aside = True
             return entry
-        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted)
-        entry.assignment = assign_flavors(info, cq, self.snapshot.flavors, oracle=simulate)
-        if entry.assignment.mode == Mode.PREEMPT:
-            entry.targets = preemption_targets(
-                info, entry.assignment, cq, self.snapshot, preempting=self.preempted
-            )
+        entry.assignment, entry.targets = self._assign(info, cq)
         return entry
+
+    def _assign(
+        self,
+        info: WorkloadInfo,
+        cq: ClusterQueueState,
+        nomination: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> tuple[Assignment, list[AdmittedWorkload]]:
+        """Kueue's getInitialAssignments: the full counts, else the largest partial ones."""
+        fair = self.fair_sharing
+        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted, fair_sharing=fair)
+
+        def attempt(counts: list[int] | None) -> tuple[Assignment, list[AdmittedWorkload]]:
+            assignment = assign_flavors(
+                info,
+                cq,
+                self.snapshot.flavors,
+                oracle=simulate,
+                counts=counts,
+                fair_sharing=fair is not None,
+                nomination=nomination,
+            )
+            targets: list[AdmittedWorkload] = []
+            if assignment.mode == Mode.PREEMPT:
+                targets = preemption_targets(
+                    info,
+                    assignment,
+                    cq,
+                    self.snapshot,
+                    preempting=self.preempted,
+                    fair_sharing=fair,
+                )
+            return assignment, targets
+
+        full, targets = attempt(None)
+        if full.mode == Mode.FIT or targets:
+            return full, targets
+        counts = [ps.count for ps in info.podsets]
+        minimums = [ps.min_count for ps in info.podsets]
+        if self.gates[PARTIAL_ADMISSION] and can_be_partially_admitted(counts, minimums):
+            found = search_counts(counts, minimums, lambda c: _usable(attempt(c)))
+            if found is not None:
+                return found
+        return full, []
 
     def _process(self, entry: _Entry, queue: _Queue) -> None:
         key, assignment = entry.info.key, entry.assignment
+        self.result.no_fit.pop(key, None)
         if entry.refusal is not None or assignment is None:
             self._refuse(queue, entry, entry.refusal or _status("Unassigned", "no assignment"))
             return
+        if self.gates[RECOMPUTE_ON_OVERLAP] and self._overlaps(entry):
+            # Kueue's RecomputeAssignmentUponPreemptionTargetsOverlap: assign again as if the
+            # workloads being preempted were gone.
+            nomination = {
+                ps.name: {r: c.flavor for r, c in ps.flavors.items()} for ps in assignment.podsets
+            }
+            with self.snapshot.without(self.preempted.values()):
+                entry.assignment, entry.targets = self._assign(entry.info, entry.cq, nomination)
+            assignment = entry.assignment
+            if assignment.mode == Mode.FIT:  # DeferredFit: fits once the preemptions end
+                entry.cq.add_usage(assignment.usage)
+                queue.blocked_by = self.result.pending[key] = _status(
+                    "PendingPreemption",
+                    "Workload has overlapping preemption targets with another workload, but "
+                    "will fit after these preemptions complete",
+                )
+                return
         if assignment.mode == Mode.NO_FIT:
+            if assignment.no_fit_reason:
+                self.result.no_fit[key] = assignment.no_fit_reason
             self._refuse(queue, entry, assignment.status())
+            return
+        if self._overlaps(entry):
+            self.result.pending[key] = _status(
+                "SkippedInCycle",
+                "Workload has overlapping preemption targets with another workload",
+            )
             return
         if assignment.mode == Mode.PREEMPT and not entry.targets:
             if entry.cq.preemption.reclaim_within_cohort != ANY:
                 # Kueue's reserveCapacityForUnreclaimablePreempt: a queue that cannot always
                 # reclaim what it lends holds its share, so others cannot take it meanwhile.
                 # Only for this cycle: the next one starts from a fresh snapshot in Kueue.
-                reserved = _to_reserve(entry.cq, assignment)
+                reserved = quota_to_reserve(entry.cq, assignment)
                 entry.cq.add_usage(reserved)
                 self.reserved_for_cycle.append((entry.cq, reserved))
             self._refuse(queue, entry, assignment.status())
@@ -190,9 +301,13 @@ class _Run:
         self._admit(entry, assignment)
         queue.position += 1
 
+    def _overlaps(self, entry: _Entry) -> bool:
+        return any(t.info.key in self.preempted for t in entry.targets)
+
     def _admit(self, entry: _Entry, assignment: Assignment) -> None:
         key = entry.info.key
         self.result.pending.pop(key, None)
+        self.result.no_fit.pop(key, None)
         podsets = {
             ps.name: PodSetFlavors(ps.count, {r: c.flavor for r, c in ps.flavors.items()})
             for ps in assignment.podsets
@@ -233,8 +348,20 @@ class _Run:
                 )
 
 
-def _to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
-    """Kueue's quotaResourcesToReserve for a preempting workload with no targets."""
+def _usable(
+    attempt: tuple[Assignment, list[AdmittedWorkload]],
+) -> tuple[Assignment, list[AdmittedWorkload]] | None:
+    """An assignment that fits, or preempts with targets: partial admission accepts it."""
+    assignment, targets = attempt
+    return attempt if assignment.mode == Mode.FIT or targets else None
+
+
+def quota_to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
+    """Kueue's quotaResourcesToReserve: what a head holds for the rest of the cycle — its
+    usage, or, when it must preempt, what its own quota (and borrowing limit, when it
+    borrows) leaves of it."""
+    if assignment.mode != Mode.PREEMPT:
+        return dict(assignment.usage)
     reserved: Usage = {}
     for fr, amount in assignment.usage.items():
         quota, used = cq.quota(fr), cq.usage.get(fr, 0)

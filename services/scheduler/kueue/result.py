@@ -29,6 +29,9 @@ class AdmissionResult:
     """Workloads still waiting, with why: the last verdict they got."""
     preempted: dict[str, str] = field(default_factory=dict)
     """Admitted workloads chosen for eviction → the workload they make room for."""
+    no_fit: dict[str, str] = field(default_factory=dict)
+    """Pending workloads no flavor fits at all → Kueue's NoFitReason (NoMatchingFlavor,
+    ExceedsMaxQuota, WaitingForQuota), the reason of their QuotaReserved=False condition."""
     cycles: int = 0
     """Scheduling cycles run until no ClusterQueue had a head left to try."""
 

@@ -29,8 +29,8 @@ from services.scheduler.kueue.model import (
     Quota,
     ResourceGroup,
     Snapshot,
-    link_cohorts,
 )
+from services.scheduler.kueue.tree import link
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
     FlavorResource,
@@ -56,6 +56,9 @@ from shared.models import (
     Workload,
     of_kind,
 )
+from shared.models.base import Json
+from shared.models.kueue import Cohort
+from shared.models.kueue import ResourceGroup as ResourceGroupSpec
 from shared.quantities import parse_quantity
 
 PLUGIN = "queue"
@@ -88,8 +91,11 @@ def build(objects: Sequence[Model], *, now: datetime, source: str = "input") -> 
     specs = of_kind(objects, ClusterQueue)
     states = [_cluster_queue(cq, flavors, source) for cq in specs]
     # v1beta2 names it cohortName.
-    cohorts = link_cohorts(
-        zip(states, (cq.spec.cohortName or cq.spec.cohort for cq in specs), strict=True)
+    names = [cq.spec.cohortName or cq.spec.cohort for cq in specs]
+    cohorts = link(
+        list(zip(states, names, strict=True)),
+        of_kind(objects, Cohort),
+        lambda co: _cohort(co, source),
     )
     snapshot = Snapshot({s.name: s for s in states}, cohorts, flavors)
     inputs = Inputs(snapshot=snapshot, namespace_labels=_namespace_labels(objects))
@@ -186,9 +192,45 @@ def _cluster_queue(
         raise ManifestError("missing name", document=document, field="metadata.name")
     spec = cq.spec
     _check(spec.queueingStrategy, _STRATEGIES, document, "spec.queueingStrategy")
+    groups, quotas = _quotas(spec.resourceGroups, document)
+    missing = sorted({f for g in groups for f in g.flavors if f not in flavors})
+    inactive = f"ResourceFlavor {', '.join(missing)} not found" if missing else None
+    if spec.stopPolicy in ("Hold", "HoldAndDrain"):
+        inactive = f"stopPolicy is {spec.stopPolicy}"
+    return ClusterQueueState(
+        name=cq.metadata.name,
+        groups=groups,
+        quotas=quotas,
+        strategy=spec.queueingStrategy,
+        namespace_selector=spec.namespaceSelector,
+        preemption=_preemption(cq, document),
+        fungibility=_fungibility(cq, document),
+        inactive_reason=inactive,
+        fair_weight=_weight(spec.fairSharing, document),
+    )
+
+
+def _cohort(cohort: Cohort, source: str) -> tuple[dict[FlavorResource, Quota], float]:
+    document = f"{source} (Cohort {cohort.metadata.name})"
+    _, quotas = _quotas(cohort.spec.resourceGroups, document)
+    return quotas, _weight(cohort.spec.fairSharing, document)
+
+
+def _weight(fair_sharing: Json | None, document: str) -> float:
+    """``fairSharing.weight`` (a quantity, 1 when unset) as a number."""
+    weight = (fair_sharing or {}).get("weight")
+    if weight is None:
+        return 1.0
+    return _milli(weight, document, "spec.fairSharing.weight") / 1000
+
+
+def _quotas(
+    resource_groups: Sequence[ResourceGroupSpec], document: str
+) -> tuple[tuple[ResourceGroup, ...], dict[FlavorResource, Quota]]:
+    """A ClusterQueue's or Cohort's ``resourceGroups``: the groups and quota per flavor."""
     groups: list[ResourceGroup] = []
     quotas: dict[FlavorResource, Quota] = {}
-    for i, group in enumerate(spec.resourceGroups):
+    for i, group in enumerate(resource_groups):
         covered = tuple(group.coveredResources)
         for j, flavor in enumerate(group.flavors):
             where = f"spec.resourceGroups[{i}].flavors[{j}]"
@@ -210,20 +252,7 @@ def _cluster_queue(
                     ),
                 )
         groups.append(ResourceGroup(covered, tuple(f.name for f in group.flavors)))
-    missing = sorted({f for g in groups for f in g.flavors if f not in flavors})
-    inactive = f"ResourceFlavor {', '.join(missing)} not found" if missing else None
-    if spec.stopPolicy in ("Hold", "HoldAndDrain"):
-        inactive = f"stopPolicy is {spec.stopPolicy}"
-    return ClusterQueueState(
-        name=cq.metadata.name,
-        groups=tuple(groups),
-        quotas=quotas,
-        strategy=spec.queueingStrategy,
-        namespace_selector=spec.namespaceSelector,
-        preemption=_preemption(cq, document),
-        fungibility=_fungibility(cq, document),
-        inactive_reason=inactive,
-    )
+    return tuple(groups), quotas
 
 
 def _preemption(cq: ClusterQueue, document: str) -> Preemption:

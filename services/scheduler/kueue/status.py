@@ -20,7 +20,15 @@ from services.scheduler.api.status import Status
 from services.scheduler.kueue.result import AdmissionResult, Admitted
 from services.scheduler.kueue.workloads import condition, holds_quota, is_finished
 from shared.kube.conditions import same_ignoring_time, set_condition
-from shared.models import ClusterQueue, Json, LocalQueue, ResourceFlavor, Workload, object_key
+from shared.models import (
+    ClusterQueue,
+    Cohort,
+    Json,
+    LocalQueue,
+    ResourceFlavor,
+    Workload,
+    object_key,
+)
 
 QUOTA_RESERVED, ADMITTED, EVICTED, PREEMPTED = "QuotaReserved", "Admitted", "Evicted", "Preempted"
 FINISHED, REQUEUED = "Finished", "Requeued"
@@ -96,6 +104,7 @@ class KueueObjects:
     cluster_queues: list[ClusterQueue] = field(default_factory=list)
     local_queues: list[LocalQueue] = field(default_factory=list)
     flavors: list[ResourceFlavor] = field(default_factory=list)
+    cohorts: list[Cohort] = field(default_factory=list)
 
     def cluster_queue_of(self, wl: Workload) -> str:
         """The ClusterQueue a workload is admitted to, else the one its LocalQueue points to."""
@@ -175,7 +184,7 @@ def _workload_status(
         set_condition(conditions, PREEMPTED, "True", reason, message, now)
     elif key in result.pending and not holds_quota(wl):
         why: Status = result.pending[key]
-        reason = _PENDING_REASONS.get(why.reason, "WaitingForQuota")
+        reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
         set_condition(conditions, QUOTA_RESERVED, "False", reason, why.message, now)
     if new_admission is None and same_ignoring_time(current, conditions):
         return None

@@ -8,8 +8,8 @@ time it was last evicted (Kueue's default ``requeuingTimestamp: Eviction``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from shared.errors import ManifestError, QuantityError
@@ -34,11 +34,21 @@ class PodSetInfo:
     """Requests of one pod (containers, init containers, overhead)."""
     spec: PodSpec
     """The pod template's spec: nodeSelector, affinity and tolerations pick flavors."""
+    min_count: int | None = None
+    """``minCount``: the fewest pods partial admission may admit."""
+    named: frozenset[str] = frozenset()
+    """Every resource the containers request, zero requests included (they get a flavor)."""
 
-    def requests(self, *, count_pods: bool) -> Resources:
+    def scaled(self, count: int) -> PodSetInfo:
+        return replace(self, count=count)
+
+    def requests(self, *, count_pods: bool) -> dict[str, int]:
         """Requests of all ``count`` pods; ``pods`` counts too when the queue covers it."""
-        total = self.per_pod.scale(self.count)
-        return total + {PODS: self.count * 1000} if count_pods else total
+        total = {name: 0 for name in self.named}
+        total.update(self.per_pod.scale(self.count))
+        if count_pods:
+            total[PODS] = self.count * 1000
+        return total
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,20 @@ class AdmittedWorkload:
 
     def uses_any(self, frs: Iterable[FlavorResource]) -> bool:
         return any(fr in self.usage for fr in frs)
+
+    def candidate_order(
+        self, preemptor_queue: str, preempting: Collection[str] = ()
+    ) -> tuple[bool, bool, int, float, str]:
+        """Kueue's CandidatesOrdering as a sort key: already evicted (or being preempted in
+        this cycle) first, other queues before the preemptor's, lower priority, most
+        recently admitted."""
+        return (
+            not (self.evicted or self.info.key in preempting),
+            self.cluster_queue == preemptor_queue,
+            self.info.priority,
+            -self.admitted_at.timestamp(),
+            self.info.key,
+        )
 
 
 class Priorities:
@@ -134,7 +158,12 @@ def document_of(wl: Workload, source: str) -> str:
 
 
 def workload_info(
-    wl: Workload, *, priorities: Priorities, now: datetime, source: str
+    wl: Workload,
+    *,
+    priorities: Priorities,
+    now: datetime,
+    source: str,
+    reclaimable_pods: bool = True,
 ) -> WorkloadInfo:
     """Decode a Workload's pod sets and ordering keys; bad input raises ManifestError."""
     document = document_of(wl, source)
@@ -142,7 +171,9 @@ def workload_info(
         raise ManifestError("missing name", document=document, field="metadata.name")
     if not wl.spec.podSets:
         raise ManifestError("at least one pod set is required", document=document, field="spec")
-    podsets = tuple(_podset_info(wl, i, document) for i in range(len(wl.spec.podSets)))
+    # Kueue's ReclaimablePods feature gate (on by default).
+    reclaimable = {r.name: r.count for r in wl.status.reclaimablePods if reclaimable_pods}
+    podsets = tuple(_podset_info(wl, i, document, reclaimable) for i in range(len(wl.spec.podSets)))
     created = parse_time(
         wl.metadata.creationTimestamp, document=document, field="metadata.creationTimestamp"
     )
@@ -163,14 +194,35 @@ def workload_info(
     )
 
 
-def _podset_info(wl: Workload, index: int, document: str) -> PodSetInfo:
+def _podset_info(
+    wl: Workload, index: int, document: str, reclaimable: dict[str, int]
+) -> PodSetInfo:
+    """A pod set's requests; its pods already finished (``reclaimablePods``) count no more."""
     podset = wl.spec.podSets[index]
     field = f"spec.podSets[{index}]"
     if podset.count < 0:
         raise ManifestError("count must be >= 0", document=document, field=f"{field}.count")
     template = podset.template.get("spec", {})
     spec = convert(template, PodSpec, document=f"{document} {field}.template.spec")
-    return PodSetInfo(name=podset.name, count=podset.count, per_pod=spec_requests(spec), spec=spec)
+    if podset.minCount is not None and not 0 <= podset.minCount <= podset.count:
+        raise ManifestError(
+            "minCount should be positive and less or equal to count",
+            document=document,
+            field=f"{field}.minCount",
+        )
+    return PodSetInfo(
+        name=podset.name,
+        count=podset.count - min(max(0, reclaimable.get(podset.name, 0)), podset.count),
+        per_pod=spec_requests(spec),
+        spec=spec,
+        min_count=podset.minCount,
+        named=frozenset(
+            name
+            for container in (*spec.containers, *spec.initContainers)
+            if container.resources is not None
+            for name in container.resources.requests
+        ),
+    )
 
 
 def admitted_usage(
@@ -191,12 +243,16 @@ def admitted_usage(
     for podset in info.podsets:
         assignment = assignments.get(podset.name)
         chosen = dict(assignment.flavors) if assignment else fallback.get(podset.name, {})
-        count = assignment.count if assignment and assignment.count is not None else podset.count
-        sized = PodSetInfo(podset.name, count, podset.per_pod, podset.spec)
-        requests = dict(sized.requests(count_pods=covered_pods))
+        admitted = assignment.count if assignment and assignment.count is not None else None
+        # More pods reclaimable than at admission scale the usage down; a partial admission
+        # (fewer pods admitted than remain) keeps its count.
+        count = podset.count if admitted is None else min(admitted, podset.count)
+        requests = podset.scaled(count).requests(count_pods=covered_pods)
         if assignment and assignment.resourceUsage:
             requests = {
                 name: _milli(q, document, f"status.admission.{podset.name}.resourceUsage.{name}")
+                * count
+                // (admitted or count or 1)
                 for name, q in assignment.resourceUsage.items()
             }
         flavors[podset.name], counts[podset.name] = chosen, count

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 from services.scheduler.api import JobInfo, TaskInfo
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
-from services.scheduler.framework.closing import SCHEDULED, UNSCHEDULABLE, unschedulable_message
+from services.scheduler.framework.closing import (
+    SCHEDULED,
+    UNSCHEDULABLE,
+    finished,
+    unschedulable_message,
+)
 from services.scheduler.framework.extension import PERMIT, Verdict
 from services.scheduler.plugins.base import Arguments, BasePlugin
 
@@ -116,6 +121,11 @@ class GangPlugin(BasePlugin):
 
     def on_session_close(self, ssn: Session) -> None:
         for job in ssn.jobs.values():
+            # Volcano's gang skips jobs without tasks: a PodGroup whose pods are not created
+            # yet has nothing to explain, unless another plugin held it back (why pending).
+            held_back = any(plugin != NAME for plugin in job.reasons)
+            if finished(job) or (not job.tasks and not held_back):
+                continue
             if _ready(job):
                 ssn.set_condition(
                     job,

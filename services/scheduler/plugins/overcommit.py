@@ -32,7 +32,7 @@ class OvercommitPlugin(BasePlugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
-        used = ssn.nodes.used.sum(axis=0).astype(np.float64)
+        used = ssn.nodes.used.sum(axis=0, dtype=np.float64)
         used[ssn.space.pods] = 0.0
         self.idle = total_resource(ssn) * self.factor - used
         self.inqueue = ssn.space.zeros()

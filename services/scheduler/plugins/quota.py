@@ -47,7 +47,7 @@ class QueueAttr:
 
 
 def total_resource(ssn: Session) -> FloatVec:
-    total: FloatVec = ssn.nodes.allocatable.sum(axis=0).astype(np.float64)
+    total: FloatVec = ssn.nodes.allocatable.sum(axis=0, dtype=np.float64)
     total[ssn.space.pods] = 0.0
     return total
 

@@ -1,4 +1,8 @@
-"""``shoal submit`` against kubesim: create, then configure; generateName manifests."""
+"""``shoal submit`` against kubesim: create, then configure; generateName manifests.
+
+``submit`` replaces an existing object (PUT). A batch/v1 Job cannot be replaced from its
+manifest — the API server refuses the changed selector and template as immutable, as it does
+for ``kubectl replace`` — so "configured" is shown with a Volcano Queue."""
 
 from __future__ import annotations
 
@@ -23,13 +27,21 @@ spec:
       restartPolicy: Never
       containers: [{{name: c, image: busybox}}]
 """
+QUEUE = """\
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata:
+  {name}
+spec:
+  weight: 2
+"""
 
 
 @pytest.mark.parametrize(
-    ("name", "first", "second"),
+    ("template", "name", "first", "second"),
     [
-        ("name: fixed", ["job/fixed created"], ["job/fixed configured"]),
-        ("generateName: gen-", ["job/gen-"], ["job/gen-"]),
+        (QUEUE, "name: fixed", ["queue/fixed created"], ["queue/fixed configured"]),
+        (JOB, "generateName: gen-", ["job/gen-"], ["job/gen-"]),
     ],
     ids=["named-then-configured", "generate-name-creates-each-time"],
 )
@@ -37,12 +49,13 @@ async def test_submit(
     sim: KubeSim,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    template: str,
     name: str,
     first: list[str],
     second: list[str],
 ) -> None:
     manifest = tmp_path / "job.yaml"
-    manifest.write_text(JOB.format(name=name))
+    manifest.write_text(template.format(name=name))
     argv = ["submit", "-f", str(manifest), "--kubeconfig", str(sim.kubeconfig_path)]
     outputs = []
     for _ in range(2):

@@ -343,7 +343,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("scheduling.volcano.sh", "podgroups queues", READ),
         ("bus.volcano.sh", "commands", READ),
         ("kubeflow.org", "pytorchjobs", READ),
-        ("kueue.x-k8s.io", "resourceflavors clusterqueues localqueues workloads", READ),
+        ("kueue.x-k8s.io", "resourceflavors clusterqueues localqueues workloads cohorts", READ),
         EVENTS,
     ),
     "jobcontroller": _rules(
@@ -361,6 +361,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
     "binder": _rules(
         ("core", "pods", "get"),
         ("core", "pods/binding pods/eviction", "create"),
+        ("core", "pods/status", "patch"),
         ("scheduling.volcano.sh", "podgroups/status", "patch"),
         ("kueue.x-k8s.io", "workloads/status clusterqueues/status localqueues/status", "patch"),
         EVENTS,
@@ -467,6 +468,9 @@ def test_state_topics_are_compacted_and_the_rest_retained() -> None:
         policy = spec["config"]["cleanup.policy"]
         if name.startswith("shoal.state."):
             assert policy == "compact", name
+        elif name in Topics().single_partition():  # the leader and generation logs never expire
+            assert policy == "delete" and spec["config"]["retention.ms"] == "-1", name
+            assert spec["partitions"] == 1, name
         else:
             assert policy == "delete" and int(spec["config"]["retention.ms"]) > 0, name
 

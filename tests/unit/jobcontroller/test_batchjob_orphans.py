@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from services.jobcontroller.batchjob import orphans
-from services.jobcontroller.cache import BATCH_JOB, POD, ControllerCache, WorkKey
+from services.jobcontroller.cache import ControllerCache
+from services.jobcontroller.workkeys import BATCH_JOB, POD, WorkKey
 from shared.events import ObjectAdded, ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations
 from shared.models import Job, Pod, convert

@@ -6,15 +6,8 @@ from typing import Any
 
 import pytest
 
-from services.jobcontroller.cache import (
-    BATCH_JOB,
-    POD,
-    VOLCANO_JOB,
-    ControllerCache,
-    Sharding,
-    WorkKey,
-    expectation_key,
-)
+from services.jobcontroller.cache import ControllerCache, Sharding
+from services.jobcontroller.workkeys import BATCH_JOB, POD, VOLCANO_JOB, WorkKey, expectation_key
 from shared.bus.memory import partition_for
 from shared.events import ObjectAdded, ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from services.jobcontroller.cache import POD, ControllerCache, WorkKey, expectation_key
+from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Patch
 from services.jobcontroller.executor import ActionExecutor, StatusPatches
+from services.jobcontroller.workkeys import POD, WorkKey, expectation_key
 from shared.events import ObjectAdded, ObjectModified, raw_object
 from shared.expectations import Expectations
 from shared.kube import ApiError

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.jobcontroller.cache import ControllerCache, WorkKey
+from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions
 from services.jobcontroller.executor import ActionExecutor
 from services.jobcontroller.syncing import Syncer
+from services.jobcontroller.workkeys import WorkKey
 from shared.events import ObjectEvent
 from shared.expectations import Expectations
 from shared.kube.resources import resource_for

@@ -49,7 +49,10 @@ def _pod(**spec: Any) -> dict[str, Any]:
         (
             "batch/v1",
             "Job",
-            {"metadata": {"name": "j"}, "spec": {"template": {"spec": _pod()["spec"]}}},
+            {
+                "metadata": {"name": "j"},
+                "spec": {"template": {"spec": _pod(restartPolicy="Bad")["spec"]}},
+            },
             ["spec.template.spec.restartPolicy"],
         ),
         (

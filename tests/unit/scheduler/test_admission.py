@@ -443,7 +443,10 @@ def test_cli_text_output_says_why(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
-        ("apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: x}\n", "unknown kind"),
+        (
+            "apiVersion: kueue.x-k8s.io/v1beta1\nkind: AdmissionCheck\nmetadata: {name: x}\n",
+            "unknown kind",
+        ),
         (
             "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\n"
             "spec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources:"

@@ -143,3 +143,62 @@ def test_one_unreadable_workload_does_not_stop_admission(bad: Json, left_out: st
     )
     result, _ = state.decide(cache, T0 + 1)
     assert "default/bad" in result.admitted, "a fixed object is tried again"
+
+
+@pytest.mark.parametrize(
+    ("wl", "reason"),
+    [
+        (workload("big", "3"), "ExceedsMaxQuota"),
+        (workload("elsewhere", "1", node_selector={"zone": "b"}), "NoMatchingFlavor"),
+    ],
+    ids=["exceeds-max-quota", "no-matching-flavor"],
+)
+def test_a_workload_no_flavor_fits_waits_with_kueues_no_fit_reason(wl: Json, reason: str) -> None:
+    cache = _cache(
+        flavor("default", labels={"zone": "a"}),
+        cluster_queue("cq", {"default": quota("2")}),
+        local_queue("lq", "cq"),
+        wl,
+    )
+    _, updates = AdmissionState().decide(cache, T0)
+    key = f"default/{wl['metadata']['name']}"
+    waiting = _condition(_by_key(updates)[key], "QuotaReserved")
+    assert (waiting["status"], waiting["reason"]) == ("False", reason)
+    assert waiting["message"].startswith("couldn't assign flavors to pod set main: ")
+
+
+def test_partial_admission_writes_the_reduced_count_into_the_admission() -> None:
+    wl = workload("partial", "1", count=6)
+    wl["spec"]["podSets"][0]["minCount"] = 2
+    result, updates = AdmissionState().decide(_setup(wl), T0)
+    assert result.admitted["default/partial"].podsets["main"].count == 2
+    assignment = _by_key(updates)["default/partial"]["admission"]["podSetAssignments"][0]
+    assert assignment["count"] == 2
+
+
+def test_a_cohort_objects_quota_is_shared_by_its_queues() -> None:
+    """Kueue's Cohort object: quota of its own that its ClusterQueues borrow."""
+    cohort = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "kind": "Cohort",
+        "metadata": {"name": "root"},
+        "spec": {
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {"name": "default", "resources": [{"name": "cpu", "nominalQuota": "4"}]}
+                    ],
+                }
+            ]
+        },
+    }
+    cache = _cache(
+        flavor("default"),
+        cohort,
+        cluster_queue("cq", {"default": quota("0")}, cohort="root"),
+        local_queue("lq", "cq"),
+        workload("borrower", "3", minute=1),
+    )
+    result, _ = AdmissionState().decide(cache, T0)
+    assert list(result.admitted) == ["default/borrower"]

@@ -22,6 +22,18 @@ class SlowKube:
         self.posted.append(obj["reason"])
         return obj
 
+    async def patch(
+        self,
+        rt: Any,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str | None = None,
+        patch_type: str = "merge",
+        subresource: str = "",
+    ) -> Any:
+        raise AssertionError("distinct Events are created, never patched")
+
 
 async def test_record_returns_before_the_event_is_posted_and_close_drains() -> None:
     kube = SlowKube()

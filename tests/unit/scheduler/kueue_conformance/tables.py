@@ -17,7 +17,19 @@ import pytest
 import yaml
 
 from services.scheduler.kueue import AdmissionResult, admit
-from shared.models import Model, decode_object
+from services.scheduler.kueue.fair_sharing import FairSharing
+from services.scheduler.kueue.flavors import Assignment, FlavorChoice, PodSetAssignment
+from services.scheduler.kueue.modes import Mode
+from services.scheduler.kueue.preemption import preemption_targets
+from services.scheduler.kueue.snapshot import build
+from services.scheduler.kueue.workloads import (
+    AdmittedWorkload,
+    PodSetInfo,
+    Priorities,
+    Usage,
+    workload_info,
+)
+from shared.models import Model, Workload, convert, decode_object
 
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 HERE = Path(__file__).parent
@@ -65,9 +77,53 @@ def _marks(case: Mapping[str, Any]) -> list[pytest.MarkDecorator]:
     return []
 
 
-def run_cycle(objects: Sequence[Model], *, gates: Mapping[str, bool]) -> AdmissionResult:
-    """One Kueue scheduling cycle over ``objects``."""
-    return admit(objects, NOW, max_cycles=1)
+def _assignment(
+    info_podsets: Sequence[PodSetInfo], wanted: dict[str, dict[str, dict[str, str]]]
+) -> Assignment:
+    usage: Usage = {}
+    podsets: list[PodSetAssignment] = []
+    for podset in info_podsets:
+        flavors = wanted.get(podset.name, {})
+        requests = podset.requests(count_pods="pods" in flavors)
+        chosen = {
+            resource: FlavorChoice(
+                f["flavor"], Mode[f["mode"].upper().replace("NOFIT", "NO_FIT")], False
+            )
+            for resource, f in flavors.items()
+        }
+        for resource, choice in chosen.items():
+            fr = (choice.flavor, resource)
+            usage[fr] = usage.get(fr, 0) + requests.get(resource, 0)
+        podsets.append(PodSetAssignment(podset.name, podset.count, chosen))
+    return Assignment(podsets=podsets, usage=usage)
+
+
+def run_preemption(
+    table: Table, case: Mapping[str, Any], *, fair_sharing: FairSharing | None = None
+) -> list[AdmittedWorkload]:
+    """Shoal's preemption_targets over a preemption table's case: the snapshot of its
+    objects, the incoming workload and the resource → flavor/mode assignment upstream hands
+    to ``GetTargets``."""
+    inputs = build(table.objects(case), now=NOW)
+    incoming = convert(case["incoming"], Workload, document=case["name"])
+    info = workload_info(incoming, priorities=Priorities([]), now=NOW, source="incoming")
+    cq = inputs.snapshot.cluster_queues[case["targetCQ"]]
+    assignment = _assignment(info.podsets, case["assignment"])
+    return preemption_targets(info, assignment, cq, inputs.snapshot, fair_sharing=fair_sharing)
+
+
+def run_cycle(
+    objects: Sequence[Model], *, gates: Mapping[str, bool], fair_sharing: bool = False
+) -> AdmissionResult:
+    """One Kueue scheduling cycle over ``objects`` (with Kueue's default fair sharing
+    configuration when ``fair_sharing``)."""
+    return admit(
+        objects,
+        NOW,
+        max_cycles=1,
+        gates=gates,
+        fair_sharing=FairSharing() if fair_sharing else None,
+    )
 
 
 def admitted_by(result: AdmissionResult) -> dict[str, Any]:
