@@ -86,6 +86,8 @@ def pod_unschedulable(job: JobInfo, pipelined: Mapping[str, str]) -> dict[str, t
     ``RecordJobStatusEvent``/``TaskSchedulingReason``: a pipelined task may run once resources
     are released; a pending one names its node fit errors, else the job's ``fit_error``."""
     out: dict[str, tuple[str, str]] = {}
+    if not (job.counts[TaskStatus.PENDING] or job.counts[TaskStatus.PIPELINED]):
+        return out  # the common case of a placed job: no walk over its tasks
     base: str | None = None
     for task in job.tasks.values():
         if task.status is TaskStatus.PIPELINED:
