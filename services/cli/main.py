@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import logging
 import sys
 from collections.abc import Sequence
@@ -68,15 +69,29 @@ def _load(module: str) -> ModuleType | None:
         raise
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _selected(words: tuple[str, ...], lead: Sequence[str] | None) -> bool:
+    """Whether the command ``words`` may be the one ``lead`` (argv's leading words) names."""
+    if lead is None:
+        return True
+    n = min(len(words), len(lead))
+    return tuple(lead[:n]) == words[:n]
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole CLI; given ``argv``, only the command it names is imported (the others are
+    listed by their help text), so ``shoal run kubesim`` does not import the Kubernetes
+    client, numpy and every other command: each service and kubesim start seconds sooner."""
+    lead = (
+        None if argv is None else list(itertools.takewhile(lambda a: not a.startswith("-"), argv))
+    )
     parser = argparse.ArgumentParser(prog="shoal", description=__doc__.splitlines()[0])
     groups: dict[tuple[str, ...], argparse._SubParsersAction[argparse.ArgumentParser]] = {}
     groups[()] = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     parsers: dict[tuple[str, ...], argparse.ArgumentParser] = {}
     for words, module_name, help_text in COMMANDS:
-        module = _load(module_name)
-        if module is None:
-            continue
+        module = _load(module_name) if _selected(words, lead) else None
+        if module is None and _selected(words, lead):
+            continue  # not built yet in this checkout
         for depth in range(1, len(words)):
             prefix = words[:depth]
             if prefix not in groups:
@@ -88,13 +103,15 @@ def build_parser() -> argparse.ArgumentParser:
                     dest="_".join(prefix), metavar="WHAT", required=True
                 )
         leaf = groups[words[:-1]].add_parser(words[-1], help=help_text, description=help_text)
-        module.add_arguments(leaf)
-        leaf.set_defaults(_run=module.run)
+        if module is not None:
+            module.add_arguments(leaf)
+            leaf.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(words).parse_args(words)
     if args.command != "run":
         # A tool's failure to reach Kafka is reported once, in its own words (see failures);
         # aiokafka's own error lines would repeat it. Services keep them in their logs.

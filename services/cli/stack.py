@@ -64,6 +64,8 @@ class StackConfig:
     services: Sequence[str] = SERVICES
     env: Mapping[str, str] = field(default_factory=dict)
     kubesim_args: Sequence[str] = ()
+    # kubesim journals its objects here and restores them when it restarts (``--data-dir``).
+    kubesim_data_dir: Path | None = None
     topic_prefix: str = "shoal."
     # A ``preexec_fn`` for every child (``shoal up``: die with the parent). Only for a stack
     # driven from the main thread: the kernel ties the child to the thread that started it.
@@ -114,6 +116,11 @@ class Process:
             return self.popen.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
+
+    def kill(self) -> int | None:
+        """SIGKILL, as a crash: nothing is flushed or closed."""
+        self.signal(signal.SIGKILL)
+        return self.wait(5)
 
     def stop(self, grace: float, *, signalled: bool = False) -> int | None:
         if not signalled:  # a second SIGTERM would hit a service already past its handler
@@ -227,6 +234,11 @@ class Stack:
             str(self.config.node_gpus),
             "--kubeconfig-out",
             str(self.kubeconfig),
+            *(
+                ["--data-dir", str(self.config.kubesim_data_dir)]
+                if self.config.kubesim_data_dir is not None
+                else []
+            ),
             *self.config.kubesim_args,
             profile="kubesim",
         )
@@ -300,6 +312,15 @@ class Stack:
         self.broker.stop()
         time.sleep(down_s)
         self._start_broker(port)
+
+    async def restart_kubesim(self, *, timeout: float = 60.0) -> None:
+        """SIGKILL kubesim, as a crash, and start it again on the same port; with
+        ``kubesim_data_dir`` it comes back with its objects, else empty but for its seed."""
+        if self.kubesim is None:
+            raise RuntimeError("the stack uses an external cluster")
+        self.kubesim.kill()
+        self.kubesim.start()
+        await self._poll(f"{self.kubesim_url}/version", timeout, self.kubesim)
 
     def _start_broker(self, port: int | None = None) -> None:
         self.broker = EmbeddedBroker(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import signal
 import sys
 import time
@@ -46,6 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--node-memory", default="64Gi", help="memory of each simulated node")
     parser.add_argument("--node-gpus", type=int, default=4, help="GPUs of each simulated node")
     parser.add_argument("--workdir", type=Path, default=Path(".shoal"), help="logs, kubeconfig")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="kubesim keeps its objects here, so a crashed kubesim comes back with them "
+        "(default: <workdir>/kubesim)",
+    )
+    parser.add_argument(
+        "--keep-data",
+        action="store_true",
+        help="start from the objects an earlier `shoal up` left (default: start empty)",
+    )
     parser.add_argument("--timeout", type=float, default=300, help="demo deadline (s)")
     parser.add_argument(
         "--stay",
@@ -178,11 +190,26 @@ class _Report:
             log.write(stamped + "\n")
 
 
+def kubesim_data_dir(args: argparse.Namespace) -> Path | None:
+    """Where kubesim journals (none against a real cluster). Emptied first unless
+    ``--keep-data``: a new ``shoal up`` (``make run``) starts from a fresh cluster, while a
+    kubesim the supervisor restarts during the run gets every object back."""
+    if args.kubeconfig is not None:
+        return None
+    data_dir: Path = args.data_dir or args.workdir / "kubesim"
+    if data_dir.exists() and not data_dir.is_dir():
+        raise UserError(f"--data-dir {data_dir}: not a directory")
+    if not args.keep_data and data_dir.is_dir():
+        shutil.rmtree(data_dir)
+    return data_dir
+
+
 async def up(args: argparse.Namespace) -> int:
     _check_node_shape(args)
     if args.kubeconfig is not None:
         check_kubeconfig(str(args.kubeconfig))
     config = StackConfig(
+        kubesim_data_dir=kubesim_data_dir(args),
         workdir=args.workdir,
         bootstrap=args.bootstrap,
         kubeconfig=args.kubeconfig,

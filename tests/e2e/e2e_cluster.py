@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.kube import ApiError, KubeClient, resource_for
+from shared.kube import KubeClient, resource_for
+from shared.kube.errors import CALL_ERRORS
 
 Json = dict[str, Any]
 POD = resource_for("v1", "Pod")
@@ -103,7 +104,7 @@ class Observer:
                 ):
                     if kind != "BOOKMARK":
                         on_event(kind, obj)
-            except (ApiError, OSError, TimeoutError, ValueError):
+            except (*CALL_ERRORS, ValueError):  # an API server restart ends a watch mid-body
                 await asyncio.sleep(0.2)
             self.relists += 1
 

@@ -53,8 +53,10 @@ RECOVERY: dict[str, float] = {}
 
 @pytest.fixture(scope="module")
 def stack_config(tmp_path_factory: pytest.TempPathFactory) -> StackConfig:
+    workdir = tmp_path_factory.mktemp("hostile")
     return StackConfig(
-        workdir=tmp_path_factory.mktemp("hostile"),
+        workdir=workdir,
+        kubesim_data_dir=workdir / "kubesim",
         nodes=4,
         node_cpu="8",
         env={
@@ -242,6 +244,37 @@ async def readiness(stack: Stack) -> dict[str, bool]:
             except (aiohttp.ClientError, TimeoutError):
                 ready[name] = False
         return ready
+
+
+async def test_kubesim_killed_and_restarted_from_its_data_dir_is_survived(
+    stack: Stack, kube: KubeClient, observer: Observer, namespace: str
+) -> None:
+    # The API server crashes mid-run and comes back with its objects (--data-dir): the services
+    # re-watch, the job that spanned the crash finishes with its own pods, and a new job runs.
+    await kube.create(VCJOB, vcjob("span", namespace, replicas=2, duration="6s"))
+
+    async def span_running() -> bool:
+        pods = observer.pods_of(namespace, "span")
+        return len(pods) == 2 and all(p.nodes for p in pods)
+
+    await eventually(span_running, timeout=60, what="the job started before the crash to run")
+    before = {p.uid for p in observer.pods_of(namespace, "span")}
+    started = time.monotonic()
+    await stack.restart_kubesim()
+    RECOVERY["kubesim kill -9 + restart from --data-dir: API answers"] = time.monotonic() - started
+    await run_normal_job(kube, observer, namespace, "after-kubesim-crash")
+    RECOVERY["kubesim kill -9 + restart from --data-dir: a new job completed"] = (
+        time.monotonic() - started
+    )
+
+    async def span_completed() -> bool:
+        return job_phase(await kube.get(VCJOB, "span", namespace)) == "Completed"
+
+    await eventually(span_completed, timeout=60, what="the job that spanned the crash")
+    span = observer.pods_of(namespace, "span")
+    assert {p.uid for p in span} == before, "the crash lost or re-created the job's pods"
+    assert not [p for p in span if len(p.nodes) > 1], "a pod was bound twice"
+    assert all(s.alive() for s in stack.services.values()), "no service died of the crash"
 
 
 async def test_broker_killed_and_restarted_empty_is_survived(
