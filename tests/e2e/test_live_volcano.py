@@ -115,12 +115,14 @@ async def test_the_ssh_plugin_deletes_only_the_secret_its_job_controls(
         manifest["spec"]["plugins"] = {"ssh": [], "svc": []}
         await kube.create(VCJOB, manifest)
 
-    async def finished(name: str) -> bool:
-        job = await kube.get(VCJOB, name, namespace)
-        return bool((job.get("status") or {}).get("state", {}).get("phase") == "Completed")
+    async def both_finished() -> bool:
+        for name in ("mine", "ours"):
+            job = await kube.get(VCJOB, name, namespace)
+            if (job.get("status") or {}).get("state", {}).get("phase") != "Completed":
+                return False
+        return True
 
-    for name in ("mine", "ours"):
-        await eventually(lambda n=name: finished(n), timeout=90, what=f"job {name} to complete")
+    await eventually(both_finished, timeout=90, what="both jobs to complete")
 
     async def ours_gone() -> bool:
         secrets, _ = await kube.list_all(secret_rt, namespace=namespace)
