@@ -7,6 +7,8 @@ result with the kustomize base. The subset is deliberately tiny, and anything ou
     {{ .Values.a.b }}  {{ .Release.Namespace }}  {{ .Chart.AppVersion }}
     ... | quote        ... | nindent N            ... | indent N       toYaml .Values.a
     {{- ... }} and {{ ... -}} trim the whitespace before / after the action, as in Go templates.
+    {{ if .Values.a }} ... {{ else }} ... {{ end }}, nested; Go's truthiness (false, 0, "",
+    an empty map or list are false). A branch not taken is not evaluated, as in Go templates.
 
 A `.Values` path that does not exist raises too (real Helm would print `<no value>`), so a typo
 in a template fails a test instead of reaching a cluster.
@@ -40,19 +42,41 @@ def render(
     out: list[str] = []
     pos = 0
     trim_next = False
+    taken: list[bool] = []  # one per open `if`: whether its current branch renders
     for match in _ACTION.finditer(template):
         text = template[pos : match.start()]
         if trim_next:
             text = text.lstrip()
         if match.group(1):
             text = text.rstrip()
-        out.append(text)
-        out.append(_evaluate(match.group(2), scope))
+        rendering = all(taken)
+        if rendering:
+            out.append(text)
+        action = match.group(2)
+        words = action.split()
+        if words[:1] == ["if"]:
+            if len(words) != 2:
+                raise UnsupportedTemplate(f"unsupported condition {{{{ {action} }}}}")
+            taken.append(rendering and _truthy(_lookup(words[1], scope)))
+        elif words in (["else"], ["end"]):
+            if not taken:
+                raise UnsupportedTemplate(f"{{{{ {action} }}}} without an if")
+            branch = taken.pop()
+            if words == ["else"]:
+                taken.append(all(taken) and not branch)
+        elif rendering:
+            out.append(_evaluate(action, scope))
         trim_next = bool(match.group(3))
         pos = match.end()
+    if taken:
+        raise UnsupportedTemplate("an if without its end")
     tail = template[pos:]
     out.append(tail.lstrip() if trim_next else tail)
     return "".join(out)
+
+
+def _truthy(value: Any) -> bool:
+    return bool(value)  # Go's truthiness matches Python's for YAML's scalars and collections
 
 
 def _evaluate(expression: str, scope: Mapping[str, Any]) -> str:

@@ -561,15 +561,77 @@ def test_helm_values_reach_the_objects(
     ("template", "error"),
     [
         ("{{ .Values.missing }}", KeyError),
-        ("{{ if .Values.x }}y{{ end }}", UnsupportedTemplate),
+        ("{{ if .Values.x }}y", UnsupportedTemplate),
+        ("{{ range .Values.x }}y{{ end }}", UnsupportedTemplate),
         ("{{ .Values.x | upper }}", UnsupportedTemplate),
         ('{{ include "x" . }}', UnsupportedTemplate),
     ],
-    ids=["undefined-value", "if", "unknown-function", "include"],
+    ids=["undefined-value", "if-without-end", "range", "unknown-function", "include"],
 )
 def test_helm_subset_refuses_what_it_cannot_render(template: str, error: type[Exception]) -> None:
     with pytest.raises(error):
         render(template, values={"x": "a"}, release={}, chart={})
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "rendered"),
+    [(True, True, "<AB>"), (True, False, "<A-not-B>"), (False, True, "<>"), (False, False, "<>")],
+    ids=["both", "outer-only", "inner-only", "neither"],
+)
+def test_helm_subset_if_else_nest_like_go_templates(a: bool, b: bool, rendered: str) -> None:
+    text = "<{{ if .Values.a }}A{{ if .Values.b }}B{{ else }}-not-B{{ end }}{{ end }}>"
+    assert render(text, values={"a": a, "b": b}, release={}, chart={}) == rendered
+    # A branch not taken is not evaluated: an undefined value there is no error.
+    assert render("{{ if .Values.a }}{{ .Values.nope }}{{ end }}.", values={"a": False},
+                  release={}, chart={}) == "."  # fmt: skip
+
+
+def _secured_values(*, tls: bool, sasl: bool) -> dict[str, Any]:
+    values: dict[str, Any] = yaml.safe_load((CHART / "values.yaml").read_text())
+    values["kafka"]["bootstrap"] = "shoal-kafka-kafka-bootstrap.kafka.svc:9093"
+    values["kafka"]["tls"]["enabled"] = tls
+    values["kafka"]["sasl"]["enabled"] = sasl
+    return values
+
+
+@needs_kubectl
+def test_helm_with_tls_and_sasl_renders_the_secure_overlays_kafka_settings() -> None:
+    secure = _kustomize(DEPLOY / "kustomize" / "overlays" / "secure")
+    helm = _helm_objects(_secured_values(tls=True, sasl=True))
+    assert (
+        _find(helm, "ConfigMap", "shoal-settings")["data"]
+        == (_find(secure, "ConfigMap", "shoal-settings")["data"])
+    )
+    for service in ("watcher", "jobcontroller", "scheduler", "binder"):
+        ours = _find(helm, "Deployment", f"shoal-{service}")["spec"]["template"]["spec"]
+        theirs = _find(secure, "Deployment", f"shoal-{service}")["spec"]["template"]["spec"]
+        pairs = [(ours["volumes"], theirs["volumes"])]  # the order of a list merge aside
+        pairs += [
+            (ours["containers"][0][k], theirs["containers"][0][k]) for k in ("env", "volumeMounts")
+        ]
+        for got, want in pairs:
+            assert _by_name(got) == _by_name(want), service
+
+
+def _by_name(items: list[Obj]) -> list[Obj]:
+    return sorted(items, key=lambda item: str(item["name"]))
+
+
+@pytest.mark.parametrize(
+    ("tls", "sasl", "protocol"),
+    [(True, False, "SSL"), (False, True, "SASL_PLAINTEXT"), (False, False, None)],
+    ids=["tls-only", "sasl-only", "plaintext"],
+)
+def test_helm_kafka_security_protocol(tls: bool, sasl: bool, protocol: str | None) -> None:
+    helm = _helm_objects(_secured_values(tls=tls, sasl=sasl))
+    settings = _find(helm, "ConfigMap", "shoal-settings")["data"]
+    assert settings.get("SHOAL_SECURITY_PROTOCOL") == protocol
+    assert ("SHOAL_SSL_CAFILE" in settings) is tls
+    assert ("SHOAL_SASL_MECHANISM" in settings) is sasl
+    pod = _find(helm, "Deployment", "shoal-binder")["spec"]["template"]["spec"]
+    env = {e["name"] for e in pod["containers"][0]["env"]}
+    assert ("SHOAL_SASL_PASSWORD" in env) is sasl
+    assert any(v["name"] == "kafka-ca" for v in pod["volumes"]) is tls
 
 
 def test_helm_subset_trims_and_indents_like_go_templates() -> None:
