@@ -7,7 +7,9 @@ gone, and a reader parked past the end waits forever. So the log carries its own
 first record of the one-partition ``bus.generation`` topic names the generation (a random id).
 Every service reads it at start and re-reads it every few seconds; a different first record, or
 none, means the log was lost. The first service to find none writes a new one; the first record
-wins, so every service agrees on the new generation.
+wins, so every service agrees on the new generation. A single topic deleted and created again is
+found by its readers (``Bus.take_truncated``); the service that finds it marks the generation
+``lost``, and the first ``started`` record after that mark is the new generation.
 
 After a loss, consumers must not rebuild from half-filled state topics (a job seen without its
 pods would get its pods again): the watcher marks the generation ``resynced`` once every resource
@@ -35,7 +37,7 @@ _log = structlog.get_logger()
 class GenerationMark(msgspec.Struct, frozen=True, kw_only=True):
     """One record of the generation topic."""
 
-    mark: Literal["started", "resynced"]
+    mark: Literal["started", "resynced", "lost"]
     generation: str
     producer: str = ""
 
@@ -58,9 +60,15 @@ class GenerationLog:
         marks = sorted(
             (r for r in snapshot.records if r.key == KEY), key=lambda r: (r.offset, r.partition)
         )
-        started = [r.value.generation for r in marks if r.value.mark == "started"]
+        current: str | None = None
+        for record in marks:
+            mark = record.value
+            if mark.mark == "started" and current is None:
+                current = mark.generation
+            elif mark.mark == "lost" and mark.generation == current:
+                current = None  # the next "started" is the new generation
         resynced = {r.value.generation for r in marks if r.value.mark == "resynced"}
-        return (started[0] if started else None), resynced
+        return current, resynced
 
     async def join(self) -> str:
         """The current generation, starting one if the log has none (retried while the broker
@@ -88,8 +96,21 @@ class GenerationLog:
         """Return once the log's generation is no longer ``generation`` (seen ``confirmations``
         times in a row, so one odd read never costs every service a rebuild)."""
         seen = 0
+        declare = False
         while True:
             await asyncio.sleep(period if seen == 0 else min(period, 0.5))
+            truncated = self._bus.take_truncated()
+            if truncated:
+                _log.warning(
+                    "a topic was deleted under us; declaring the log lost",
+                    generation=generation,
+                    partitions=sorted(f"{tp.topic}/{tp.partition}" for tp in truncated),
+                )
+                declare = True
+            if declare:
+                with contextlib.suppress(Exception):  # unreachable: the next round retries
+                    await self._write("lost", generation)
+                    declare = False
             try:
                 current, _ = await asyncio.wait_for(self.read(), _READ_TIMEOUT_S)
             except Exception as exc:  # unreachable is not lost: wait until we can tell
@@ -115,6 +136,6 @@ class GenerationLog:
             await asyncio.sleep(period)
         return False
 
-    async def _write(self, mark: Literal["started", "resynced"], generation: str) -> None:
+    async def _write(self, mark: Literal["started", "resynced", "lost"], generation: str) -> None:
         record = GenerationMark(mark=mark, generation=generation, producer=self._producer)
         await self._bus.produce(self._topic, msgspec.json.encode(record), key=KEY)

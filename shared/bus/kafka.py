@@ -6,6 +6,12 @@ batch, hand it to `deliver`, commit `offset + 1`. A rebalance listener makes rev
 for the in-flight batch (and its commit) and asks a retrying batch to give up, so partitions
 move only between batches. `rebuild` reads by manual assignment from the beginning up to each
 partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu).
+
+A topic deleted and created again is silent to a reader: it stays parked past the new log's
+end and never sees the new records. `consume` and `follow` therefore compare, once a second
+while idle, each partition's high watermark with their position (`_Truncations`): below it,
+the reader moves to the new beginning, and if it had read the old log the partition is
+reported (`take_truncated`) so the service declares the log lost and everyone rebuilds.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka import TopicPartition as KafkaTopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import CommitFailedError, for_code
+from aiokafka.errors import CommitFailedError, KafkaError, for_code
 from aiokafka.structs import OffsetAndMetadata
 
 from shared.bus.delivery import Rejected, commit_offsets, deliver, reject, screen, send_dead_letter
@@ -57,6 +63,7 @@ class KafkaBus:
             raise ValueError("KafkaSettings.bootstrap is empty; resolve the broker first")
         self._settings = settings
         self._producer: AIOKafkaProducer | None = None
+        self._truncated: set[TopicPartition] = set()
 
     @property
     def dead_letter_topic(self) -> str:
@@ -151,6 +158,7 @@ class KafkaBus:
         guard = _InFlight(group, on_assigned)
         await consumer.start()
         pacing = Pacing(consumer, self._settings)
+        truncations = _Truncations(self._truncated)
         try:
             consumer.subscribe(topics=list(topics), listener=guard)
             while not stopping.is_set():
@@ -159,7 +167,9 @@ class KafkaBus:
                 )
                 pacing.polled(bool(fetched))
                 if not fetched:
+                    await truncations.check(consumer)
                     continue
+                truncations.saw(fetched)
                 async with guard.lock:
                     assigned = consumer.assignment()
                     batch = [
@@ -217,11 +227,16 @@ class KafkaBus:
             for tp, offset in positions.items():
                 consumer.seek(KafkaTopicPartition(*tp), offset)
             pacing = Pacing(consumer, self._settings)
+            truncations = _Truncations(self._truncated)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
                 )
                 pacing.polled(bool(fetched))
+                if fetched:
+                    truncations.saw(fetched)
+                else:
+                    await truncations.check(consumer)
                 batch = [_raw(r) for recs in fetched.values() for r in recs]
                 if batch and not await deliver(
                     batch,
@@ -235,6 +250,11 @@ class KafkaBus:
                     return
         finally:
             await consumer.stop()
+
+    def take_truncated(self) -> set[TopicPartition]:
+        taken = set(self._truncated)
+        self._truncated.clear()
+        return taken
 
     def _started(self) -> AIOKafkaProducer:
         if self._producer is None:
@@ -316,6 +336,50 @@ class Pacing:
     def _set(self, wait_ms: int, *, idle: bool) -> None:
         self._fetcher._fetch_max_wait_ms = wait_ms  # type: ignore[union-attr]
         self.idle = idle
+
+
+class _Truncations:
+    """One reader's check for partitions whose log restarted below its position."""
+
+    def __init__(self, found: set[TopicPartition], *, every_s: float = 1.0) -> None:
+        self._found = found
+        self._every_s = every_s
+        self._next_check = 0.0
+        self._read_to: dict[KafkaTopicPartition, int] = {}  # past the last record read
+
+    def saw(self, fetched: dict[KafkaTopicPartition, list[Any]]) -> None:
+        for tp, records in fetched.items():
+            if records:
+                self._read_to[tp] = records[-1].offset + 1
+
+    async def check(self, consumer: AIOKafkaConsumer) -> None:
+        now = time.monotonic()
+        if now < self._next_check:
+            return
+        self._next_check = now + self._every_s
+        for tp in consumer.assignment():
+            highwater = consumer.highwater(tp)
+            if highwater is None:
+                continue  # not fetched yet
+            try:
+                position = await asyncio.wait_for(consumer.position(tp), 1.0)
+            except (TimeoutError, AssertionError, KafkaError):  # e.g. revoked meanwhile
+                continue
+            if highwater >= position:
+                continue
+            read_to = self._read_to.pop(tp, None)
+            _log.warning(
+                "partition restarted below our position; reading the new log from its start",
+                topic=tp.topic,
+                partition=tp.partition,
+                position=position,
+                highwater=highwater,
+            )
+            await consumer.seek_to_beginning(tp)
+            # A reader that never read the old log (it resumed from committed offsets made
+            # before a loss already handled) has lost nothing of its own.
+            if read_to is not None and read_to > highwater:
+                self._found.add(TopicPartition(tp.topic, tp.partition))
 
 
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]

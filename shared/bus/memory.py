@@ -186,6 +186,9 @@ class MemoryBus:
             if not done:
                 return
 
+    def take_truncated(self) -> set[TopicPartition]:
+        return set()  # an in-memory log is never deleted under its readers
+
     async def close(self) -> None:
         return None
 

@@ -86,4 +86,11 @@ class Bus(Protocol):
         (its copy is keyed by the source position, so a compacted dead-letter topic keeps one)."""
         ...
 
+    def take_truncated(self) -> set[TopicPartition]:
+        """Partitions a reader of this bus saw restart below where it stood — a topic deleted
+        and created again under it — since the last call. The reader itself has moved to the
+        new log's beginning; the records it had read are gone, so the caller declares the log
+        lost (``shared.bus.generation``) and every service rebuilds."""
+        ...
+
     async def close(self) -> None: ...

@@ -246,6 +246,39 @@ async def readiness(stack: Stack) -> dict[str, bool]:
         return ready
 
 
+async def test_a_state_topic_deleted_under_the_services_is_survived(
+    stack: Stack, kube: KubeClient, observer: Observer, namespace: str
+) -> None:
+    # Someone deletes one topic (not the broker's whole log): its readers are parked past the
+    # end of the re-created topic. They notice, declare the log lost, and everyone rebuilds.
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    await run_normal_job(kube, observer, namespace, "before-topic-loss")
+    topic = Topics(prefix=stack.config.topic_prefix).state("Job")
+    admin = AIOKafkaAdminClient(bootstrap_servers=stack.bootstrap)
+    await admin.start()
+    try:
+        await admin.delete_topics([topic])
+    finally:
+        await admin.close()
+    started = time.monotonic()
+    await run_normal_job(kube, observer, namespace, "after-topic-loss")
+    RECOVERY[f"topic {topic} deleted: a new job completed"] = time.monotonic() - started
+    assert log_lines(stack, "jobcontroller", "partition restarted below our position")
+
+    async def everyone_rebuilt() -> bool:
+        rebuilt = [log_lines(stack, name, "rebuilding after") for name in stack.services]
+        return all(rebuilt) and all((await readiness(stack)).values())
+
+    await eventually(everyone_rebuilt, timeout=60, what="every service to rebuild and be ready")
+    RECOVERY[f"topic {topic} deleted: every service rebuilt and ready"] = (
+        time.monotonic() - started
+    )
+    assert log_lines(stack, "jobcontroller", "declaring the log lost")
+    await run_normal_job(kube, observer, namespace, "after-topic-rebuild")
+    assert all(s.alive() for s in stack.services.values()), "no service died of the loss"
+
+
 async def test_kubesim_killed_and_restarted_from_its_data_dir_is_survived(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:

@@ -247,3 +247,48 @@ async def test_rebuild_reads_exactly_up_to_the_high_watermark_then_follows(
     assert snapshot.positions == expected
     assert expected[TopicPartition(topic, 3)] == 0
     assert [r.value.key for r in live.seen] == ["late"]
+
+
+@pytest.mark.parametrize("reader", ["group", "follow"])
+async def test_a_topic_deleted_under_a_reader_is_reported_and_its_new_records_read(
+    kafka_bootstrap: str, kafka_names: KafkaNames, reader: str
+) -> None:
+    # Kafka readers stay parked past the end of a deleted-and-recreated topic and never see
+    # its new records; the bus moves them to the new beginning and reports the partition.
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    topic = kafka_names.topic(f"deleted-{reader}")
+    async with KafkaBus(settings=settings(kafka_bootstrap, kafka_names)) as bus:
+        await bus.create_topics([topic], partitions=1)
+        await bus.produce_many(topic, pings(keys=1, per_key=10))
+        collector = Collector(lambda seen: False)
+        if reader == "group":
+            task = asyncio.create_task(consume(bus, topic, kafka_names.group("deleted"), collector))
+        else:
+            start = {TopicPartition(topic, 0): 0}
+            task = asyncio.create_task(
+                bus.follow(
+                    positions=start,
+                    decode=DECODE,
+                    handler=collector,
+                    stopping=collector.stopping,
+                    policy=POLICY,
+                )
+            )
+        await eventually(lambda: len(collector.seen) >= 10)
+        assert len(collector.seen) == 10 and bus.take_truncated() == set()
+        admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+        await admin.start()
+        try:
+            await admin.delete_topics([topic])
+        finally:
+            await admin.close()
+        await asyncio.sleep(0.5)
+        await bus.create_topics([topic], partitions=1)
+        await bus.produce_many(topic, pings(keys=1, per_key=3, start=100))
+        await eventually(lambda: len(collector.seen) >= 13)
+        truncated = bus.take_truncated()
+        collector.stopping.set()
+        await task
+    assert [r.value.seq for r in collector.seen[10:]] == [100, 101, 102]
+    assert truncated == {TopicPartition(topic, 0)}

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from shared import recovery
-from shared.bus import MemoryBus
+from shared.bus import MemoryBus, TopicPartition
 from shared.bus.generation import GenerationLog
 from shared.health import Readiness
 from shared.recovery import run_per_generation
@@ -31,6 +31,33 @@ async def test_lost_returns_when_the_log_holds_another_generation() -> None:
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(log.lost(generation, period=0.01), 0.1)
     await log.lost("a-generation-from-before-the-loss", period=0.01)
+
+
+class TruncatedBus(MemoryBus):
+    """A bus whose reader found a partition deleted under it, once."""
+
+    def __init__(self) -> None:
+        super().__init__(partitions=1)
+        self.truncated: set[TopicPartition] = set()
+
+    def take_truncated(self) -> set[TopicPartition]:
+        taken, self.truncated = self.truncated, set()
+        return taken
+
+
+async def test_a_deleted_topic_ends_the_generation_for_every_service() -> None:
+    bus = TruncatedBus()
+    finder = GenerationLog(bus, "gen", producer="scheduler")
+    other = GenerationLog(bus, "gen", producer="binder")
+    generation = await finder.join()
+    assert await other.join() == generation
+    bus.truncated = {TopicPartition("shoal.state.pods", 2)}
+    await asyncio.wait_for(finder.lost(generation, period=0.01), 1)
+    await asyncio.wait_for(other.lost(generation, period=0.01), 1)  # sees the mark too
+    new = await other.join()
+    assert new != generation and await finder.join() == new, "one new generation for all"
+    with pytest.raises(TimeoutError):  # and it stays: the old "lost" mark is not about it
+        await asyncio.wait_for(finder.lost(new, period=0.01), 0.1)
 
 
 class FakeGenerations:
