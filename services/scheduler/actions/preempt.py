@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from services.scheduler.actions.ordering import KeyedQueue
-from services.scheduler.actions.victims import enough, eviction_order, fits_on_node, may_preempt
+from services.scheduler.actions.victims import enough, fits_on_node, may_preempt
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
@@ -53,7 +53,7 @@ def preempt_one(
             continue
         node_stmt = Statement(ssn)
         fits = fits_on_node(ssn, placer, queue, preemptor, row)
-        for victim in eviction_order(ssn, victims):
+        for victim in ssn.victim_order(victims, queue):
             if fits:
                 break
             node_stmt.evict(victim)

@@ -1120,13 +1120,7 @@ NIL_SAFETY_TIERS = [
 ]
 DOUBLE_COUNTING_TIERS = [[_capacity("enabledAllocatable", "enabledOverused", "enableJobEnqueued")]]
 
-GAPS = {
-    "case3: Can reclaim from other queues when allocated < deserved": (
-        "hierarchical capacity's queue order (leaf queues by their ancestors' shares) and its"
-        " VictimQueueOrderFn are not ported: Shoal takes the victim from q4 (also above its"
-        " deserved) where Volcano takes it from q31"
-    ),
-}
+GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", rows(_without_hierarchy(), GAPS))
