@@ -241,6 +241,19 @@ class Session:
         self.nodes.add(row, task)
         self._fire(self.points.on_deallocate, task)
 
+    def simulate_remove(self, task: TaskInfo) -> int:
+        """Take a placed task off its node for a dry run (Volcano ``SimulateRemoveTaskFn``
+        on a node copy): its resources free and no predicate sees it; returns its row."""
+        row = task.node
+        self.nodes.remove(row, task)
+        self._fire(self.points.on_deallocate, task)
+        return row
+
+    def simulate_add(self, task: TaskInfo, row: int) -> None:
+        """Undo ``simulate_remove`` (Volcano ``SimulateAddTaskFn``)."""
+        self.nodes.add(row, task)
+        self._fire(self.points.on_allocate, task)
+
     def undo(self, op: Op, task: TaskInfo) -> None:
         job = self.jobs[task.job]
         row = task.node

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from shared.models import Model
@@ -15,7 +17,10 @@ from tests.unit.scheduler.builders import (
     schedule,
 )
 
-TIERS = (["priority", "gang", "conformance"], ["drf", "predicates", "proportion", "nodeorder"])
+TIERS: tuple[list[str | dict[str, Any]], ...] = (
+    ["priority", "gang", "conformance"],
+    ["drf", "predicates", "proportion", "nodeorder"],
+)
 PRIORITIES = [priority_class("low", 10), priority_class("high", 1000)]
 
 
