@@ -14,7 +14,6 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
@@ -148,10 +147,3 @@ def sort_bundles(
         return _stable(left, right)
 
     return sorted(bundles, key=functools.cmp_to_key(compare))
-
-
-def descending(left: Any, right: Any) -> int:
-    """Later in an order first (Volcano's ``!OrderFn(l, r)``), 0 when equal."""
-    if left == right:
-        return 0
-    return 1 if left < right else -1

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from services.scheduler.actions.bundles import Bundle, descending, sort_bundles
+from services.scheduler.actions.bundles import Bundle, sort_bundles
 from services.scheduler.actions.gang_eviction import GangEviction, gang_preemptable
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.api.resources import FloatVec
 from services.scheduler.framework.extension import EvictionKind
+from services.scheduler.framework.session import descending
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

@@ -211,10 +211,10 @@ class Session:
                 if self.jobs[left.job].queue != self.jobs[right.job].queue:
                     if lk[0] != rk[0]:
                         return -1 if lk[0] < rk[0] else 1
-                    return _descending(lk[1], rk[1])
+                    return descending(lk[1], rk[1])
                 if lk[2] != rk[2]:
-                    return _descending(lk[2], rk[2])
-            return _descending(lk[3], rk[3])
+                    return descending(lk[2], rk[2])
+            return descending(lk[3], rk[3])
 
         return sorted(victims, key=functools.cmp_to_key(compare))
 
@@ -280,7 +280,8 @@ class Session:
         self.conditions.setdefault(job.key, {})[condition_type] = status
 
 
-def _descending(left: tuple[Any, ...], right: tuple[Any, ...]) -> int:
+def descending(left: Any, right: Any) -> int:
+    """A comparison putting the later of an order first (Volcano's ``!OrderFn(l, r)``)."""
     if left == right:
         return 0
     return 1 if left < right else -1
