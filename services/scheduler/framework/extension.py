@@ -50,21 +50,19 @@ TaskEvent = Callable[[TaskInfo], None]
 
 
 class EvictionKind(enum.Enum):
-    """Who evicts (Volcano ``api.EvictionKind``): the gang actions or the task-level ones."""
+    """Who evicts (Volcano ``api.EvictionKind``). Volcano also names the task-level preempt
+    and reclaim, which do not call ``UnifiedEvictable`` yet; Shoal leaves them out."""
 
     GANG_PREEMPT = "gangpreempt"
     GANG_RECLAIM = "gangreclaim"
-    TASK_PREEMPT = "preempt"
-    TASK_RECLAIM = "reclaim"
 
 
 @dataclass(frozen=True, slots=True)
 class EvictionContext:
-    """The evicting job (and, for the task-level kinds, task) and the domain it evicts in."""
+    """The evicting job and the domain it evicts in."""
 
     kind: EvictionKind
     job: JobInfo
-    task: TaskInfo | None = None
     hyper_node: str = ""
 
 
