@@ -49,7 +49,14 @@ def run_session(
         key: (cluster.jobs.pop(key), status) for key, status in cluster.job_errors.items()
     }
     instances = [plugins.get(o.name)(dict(o.arguments)) for tier in conf.tiers for o in tier]
-    ssn = Session(cluster, tiers=conf.tiers, plugins=instances, actions=conf.actions, now=now)
+    ssn = Session(
+        cluster,
+        tiers=conf.tiers,
+        plugins=instances,
+        actions=conf.actions,
+        now=now,
+        configurations=conf.configurations,
+    )
     for plugin in instances:
         plugin.on_session_open(ssn)
     ssn.seal()

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from services.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
+from services.scheduler.actions import (
+    allocate,
+    backfill,
+    enqueue,
+    gangpreempt,
+    gangreclaim,
+    preempt,
+    reclaim,
+)
 from services.scheduler.framework.extension import ActionFactory
 from services.scheduler.framework.registry import Registry
 
-BUILTIN = (enqueue, allocate, preempt, reclaim, backfill)
+BUILTIN = (enqueue, allocate, preempt, reclaim, backfill, gangpreempt, gangreclaim)
 
 
 def default_actions() -> Registry[ActionFactory]:

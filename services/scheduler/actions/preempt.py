@@ -5,7 +5,9 @@ Victims come from the preemptable plugins, node by node in score order; eviction
 go through a statement of their own that is merged only when the preemptor then fits there
 (queue allocatable, future idle, predicates), so victims on a node that did not help are never
 evicted. The preemptor is pipelined onto the node being freed and binds in a later session.
-A job's preemptions are committed only if the job is then pipelined.
+A job's preemptions are committed only if the job is then pipelined. With the action argument
+``enableTopologyAwarePreemption`` the victims on a node are chosen as kube-scheduler does
+(see ``topology_preempt``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from services.scheduler.actions.ordering import KeyedQueue
-from services.scheduler.actions.victims import enough, eviction_order, fits_on_node, may_preempt
+from services.scheduler.actions.topology_preempt import TopologyArgs, topology_aware_preempt
+from services.scheduler.actions.victims import enough, fits_on_node, may_preempt
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
@@ -41,10 +44,24 @@ def preempt_one(
     queue: QueueInfo,
     preemptor: TaskInfo,
     eligible: Callable[[TaskInfo], bool],
+    topology: TopologyArgs | None = None,
 ) -> bool:
-    """Try the nodes best-score first; evict the lowest-ordered victims until the task fits."""
     if not may_preempt(preemptor):
         return False
+    if topology is not None:
+        return topology_aware_preempt(ssn, placer, stmt, queue, preemptor, eligible, topology)
+    return normal_preempt(ssn, placer, stmt, queue, preemptor, eligible)
+
+
+def normal_preempt(
+    ssn: Session,
+    placer: Placer,
+    stmt: Statement,
+    queue: QueueInfo,
+    preemptor: TaskInfo,
+    eligible: Callable[[TaskInfo], bool],
+) -> bool:
+    """Try the nodes best-score first; evict the lowest-ordered victims until the task fits."""
     nodes = ssn.nodes
     for row in placer.ranked(preemptor, placer.static(preemptor).passed):
         candidates = [t for t in nodes.tasks[row].values() if eligible(t)]
@@ -53,7 +70,7 @@ def preempt_one(
             continue
         node_stmt = Statement(ssn)
         fits = fits_on_node(ssn, placer, queue, preemptor, row)
-        for victim in eviction_order(ssn, victims):
+        for victim in ssn.victim_order(victims, queue):
             if fits:
                 break
             node_stmt.evict(victim)
@@ -78,8 +95,10 @@ def _eligible_status(preemptor: TaskInfo, task: TaskInfo) -> bool:
 
 class Preempt:
     name = NAME
+    topology: TopologyArgs | None = None
 
     def execute(self, ssn: Session) -> None:
+        self.topology = TopologyArgs.of(ssn, NAME)
         starving: dict[str, KeyedQueue[JobInfo]] = {}
         under_request: dict[str, list[JobInfo]] = {}
         tasks: dict[str, list[TaskInfo]] = {}
@@ -122,7 +141,7 @@ class Preempt:
                         and t.job != p.job
                     )
 
-                preempt_one(ssn, placer, stmt, queue, preemptor, eligible)
+                preempt_one(ssn, placer, stmt, queue, preemptor, eligible, self.topology)
             if ssn.job_pipelined(job):
                 stmt.commit()
             else:
@@ -135,7 +154,7 @@ class Preempt:
             def same_job(t: TaskInfo, p: TaskInfo = preemptor) -> bool:
                 return _eligible_status(p, t) and t.job == p.job
 
-            if not preempt_one(ssn, placer, stmt, queue, preemptor, same_job):
+            if not preempt_one(ssn, placer, stmt, queue, preemptor, same_job, self.topology):
                 stmt.discard()
                 break
             stmt.commit()

@@ -17,7 +17,7 @@ import numpy as np
 
 from services.scheduler.actions.ordering import KeyedQueue
 from services.scheduler.actions.preempt import preemptor_tasks
-from services.scheduler.actions.victims import enough, eviction_order, may_preempt
+from services.scheduler.actions.victims import enough, may_preempt
 from services.scheduler.api import JobInfo, TaskInfo, TaskStatus
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
@@ -57,7 +57,7 @@ class Reclaim:
                     task = pending.pop()
                     if not may_preempt(task):
                         continue
-                    refused = ssn.preemptive(queue, task)
+                    refused = ssn.preemptive(queue, [task])
                     if refused is not None:
                         job.record(refused)
                         continue
@@ -95,7 +95,7 @@ class Reclaim:
             if not enough(nodes, task, row, victims):
                 continue
             node_stmt = Statement(ssn)
-            for victim in eviction_order(ssn, victims):
+            for victim in ssn.victim_order(victims, ssn.queues[job.queue]):
                 if np.all(nodes.future[row] >= task.request):
                     break
                 node_stmt.evict(victim)

@@ -1,6 +1,5 @@
-"""Shared by preempt and reclaim: is a node worth evicting on, does the preemptor fit it, and
-in what order victims go (Volcano ``ValidateVictims``, ``preemptorFitsOnNode`` and
-``BuildVictimsPriorityQueue``)."""
+"""Shared by preempt and reclaim: is a node worth evicting on and does the preemptor fit it
+(Volcano ``ValidateVictims`` and ``preemptorFitsOnNode``)."""
 
 from __future__ import annotations
 
@@ -42,15 +41,3 @@ def fits_on_node(ssn: Session, placer: Placer, queue: QueueInfo, task: TaskInfo,
         and fits_future(ssn.nodes, task, row)
         and placer.passes_dynamic(task, row)
     )
-
-
-def eviction_order(ssn: Session, victims: Sequence[TaskInfo]) -> list[TaskInfo]:
-    """Victims of the queue last in queue order first, then of the job last in job order, then
-    the task last in task order (Volcano's victim priority queue)."""
-
-    def key(task: TaskInfo) -> tuple[object, ...]:
-        job = ssn.jobs[task.job]
-        queue = ssn.queues[job.queue]
-        return (ssn.queue_order_key(queue), ssn.job_order_key(job), ssn.task_order_key(task))
-
-    return sorted(victims, key=key, reverse=True)

@@ -9,7 +9,9 @@ returns a mask over all nodes, and a scorer fills a float array for the rows ask
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
@@ -32,15 +34,40 @@ Rows = slice | np.ndarray[Any, np.dtype[np.intp]]
 JobOrderKey = Callable[[JobInfo], float | tuple[float, ...]]
 TaskOrderKey = Callable[[TaskInfo], float]
 QueueOrderKey = Callable[[QueueInfo], float | tuple[float, ...]]
+# (victim queue, preemptor queue) -> key; victims of the smaller key go first.
+VictimQueueKey = Callable[[QueueInfo, QueueInfo], float]
 JobCheck = Callable[[JobInfo], bool]
 JobValidFn = Callable[[JobInfo], Status | None]
 JobVoteFn = Callable[[JobInfo], Verdict]
 JobEvent = Callable[[JobInfo], None]
 QueueCheck = Callable[[QueueInfo], Status | None]
 QueueTaskCheck = Callable[[QueueInfo, TaskInfo], Status | None]
+# Volcano's PreemptiveFn: may the queue reclaim for all these tasks together?
+QueueTasksCheck = Callable[[QueueInfo, Sequence[TaskInfo]], Status | None]
 # (preemptor, candidates) -> (victims, vote): vote ABSTAIN means "no opinion".
 VictimFn = Callable[[TaskInfo, Sequence[TaskInfo]], tuple[list[TaskInfo], int]]
 TaskEvent = Callable[[TaskInfo], None]
+
+
+class EvictionKind(enum.Enum):
+    """Who evicts (Volcano ``api.EvictionKind``). Volcano also names the task-level preempt
+    and reclaim, which do not call ``UnifiedEvictable`` yet; Shoal leaves them out."""
+
+    GANG_PREEMPT = "gangpreempt"
+    GANG_RECLAIM = "gangreclaim"
+
+
+@dataclass(frozen=True, slots=True)
+class EvictionContext:
+    """The evicting job and the domain it evicts in."""
+
+    kind: EvictionKind
+    job: JobInfo
+    hyper_node: str = ""
+
+
+# (context, candidates) -> (victims, vote): Volcano's UnifiedEvictableFn.
+UnifiedEvictableFn = Callable[[EvictionContext, Sequence[TaskInfo]], tuple[list[TaskInfo], int]]
 
 
 class Plugin(Protocol):

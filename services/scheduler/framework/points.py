@@ -61,9 +61,14 @@ class ExtensionPoints:
         self.job_enqueued = ExtensionPoint[ext.JobEvent]("job_enqueued", "enableJobEnqueued")
         self.overused = ExtensionPoint[ext.QueueCheck]("overused", "enabledOverused")
         self.allocatable = ExtensionPoint[ext.QueueTaskCheck]("allocatable", "enabledAllocatable")
-        self.preemptive = ExtensionPoint[ext.QueueTaskCheck]("preemptive", "enablePreemptive")
+        self.preemptive = ExtensionPoint[ext.QueueTasksCheck]("preemptive", "enablePreemptive")
         self.preemptable = ExtensionPoint[ext.VictimFn]("preemptable", "enablePreemptable")
         self.reclaimable = ExtensionPoint[ext.VictimFn]("reclaimable", "enableReclaimable")
+        # Volcano checks no PluginOption switch for UnifiedEvictable: always on.
+        self.unified_evictable = ExtensionPoint[ext.UnifiedEvictableFn]("unified_evictable", None)
+        # Capacity's VictimQueueOrderFn: a key per (victim queue, preemptor queue), smaller
+        # evicted first; no switch either.
+        self.victim_queue_order = ExtensionPoint[ext.VictimQueueKey]("victim_queue_order", None)
         self.static_predicate = ExtensionPoint[ext.StaticPredicate](
             "static_predicate", "enablePredicate"
         )

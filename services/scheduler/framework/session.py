@@ -8,9 +8,10 @@ with the first deciding tier winning. Decisions accumulate here until the sessio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.api.cluster import Cluster
@@ -19,6 +20,8 @@ from services.scheduler.conf import PluginOption
 from services.scheduler.framework import extension as ext
 from services.scheduler.framework.points import ExtensionPoint, ExtensionPoints
 from services.scheduler.framework.statement import Op
+
+F = TypeVar("F")
 
 
 class Session:
@@ -32,6 +35,7 @@ class Session:
         plugins: Sequence[ext.Plugin],
         actions: Sequence[str],
         now: datetime,
+        configurations: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.cluster = cluster
         self.space = cluster.space
@@ -41,6 +45,8 @@ class Session:
         self.tiers = [list(tier) for tier in tiers]
         self.plugins = list(plugins)
         self.actions = tuple(actions)
+        # Per-action arguments (the conf's ``configurations``), read by the actions.
+        self.configurations: Mapping[str, Mapping[str, Any]] = configurations or {}
         self.now = now
         self.points = ExtensionPoints()
         self.binds: dict[str, str] = {}
@@ -129,25 +135,31 @@ class Session:
                 return status
         return None
 
-    def preemptive(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
+    def preemptive(self, queue: QueueInfo, tasks: Sequence[TaskInfo]) -> Status | None:
+        """May ``queue`` reclaim for all of ``tasks`` together (Volcano ``Preemptive``)?"""
         for fn in self.points.preemptive.all:
-            status: Status | None = fn(queue, task)
+            status: Status | None = fn(queue, tasks)
             if status is not None:
                 return status
         return None
 
     # -- victims ----------------------------------------------------------------------
     def preemptable(self, preemptor: TaskInfo, candidates: Sequence[TaskInfo]) -> list[TaskInfo]:
-        return self._victims(self.points.preemptable, preemptor, candidates)
+        return self._victims(self.points.preemptable, lambda fn: fn(preemptor, candidates))
 
     def reclaimable(self, reclaimer: TaskInfo, candidates: Sequence[TaskInfo]) -> list[TaskInfo]:
-        return self._victims(self.points.reclaimable, reclaimer, candidates)
+        return self._victims(self.points.reclaimable, lambda fn: fn(reclaimer, candidates))
 
+    def unified_evictable(
+        self, ctx: ext.EvictionContext, candidates: Sequence[TaskInfo]
+    ) -> list[TaskInfo]:
+        """The gang actions' victim filter (Volcano ``UnifiedEvictable``), tiered as
+        ``preemptable``."""
+        return self._victims(self.points.unified_evictable, lambda fn: fn(ctx, candidates))
+
+    @staticmethod
     def _victims(
-        self,
-        point: ExtensionPoint[ext.VictimFn],
-        preemptor: TaskInfo,
-        candidates: Sequence[TaskInfo],
+        point: ExtensionPoint[F], vote: Callable[[F], tuple[list[TaskInfo], int]]
     ) -> list[TaskInfo]:
         """Intersect the victims of a tier's plugins; the first tier that votes decides.
 
@@ -158,8 +170,8 @@ class Session:
         for tier in point.tiers:
             victims: list[TaskInfo] | None = None
             for fn in tier:
-                found, vote = fn(preemptor, candidates)
-                if vote == ext.ABSTAIN:
+                found, verdict = vote(fn)
+                if verdict == ext.ABSTAIN:
                     continue
                 if not found:
                     return []
@@ -171,6 +183,40 @@ class Session:
             if victims is not None:
                 return victims
         return []
+
+    def victim_queue_key(self, queue: QueueInfo, preemptor: QueueInfo) -> tuple[float, ...]:
+        """Volcano's ``VictimQueueOrderFn`` plugin part: smaller keys are evicted first."""
+        return tuple(fn(queue, preemptor) for fn in self.points.victim_queue_order.all)
+
+    def victim_order(
+        self, victims: Sequence[TaskInfo], preemptor: QueueInfo | None
+    ) -> list[TaskInfo]:
+        """Volcano's ``BuildVictimsPriorityQueue``: victims of the queue first in victim-queue
+        order (plugin keys against the ``preemptor``'s queue), else last in queue order; then
+        of the job last in job order; then the task last in task order."""
+        keys = {}
+        for task in victims:
+            job = self.jobs[task.job]
+            queue = self.queues[job.queue]
+            keys[task.key] = (
+                self.victim_queue_key(queue, preemptor) if preemptor is not None else (),
+                self.queue_order_key(queue),
+                self.job_order_key(job),
+                self.task_order_key(task),
+            )
+
+        def compare(left: TaskInfo, right: TaskInfo) -> int:
+            lk, rk = keys[left.key], keys[right.key]
+            if left.job != right.job:
+                if self.jobs[left.job].queue != self.jobs[right.job].queue:
+                    if lk[0] != rk[0]:
+                        return -1 if lk[0] < rk[0] else 1
+                    return descending(lk[1], rk[1])
+                if lk[2] != rk[2]:
+                    return descending(lk[2], rk[2])
+            return descending(lk[3], rk[3])
+
+        return sorted(victims, key=functools.cmp_to_key(compare))
 
     # -- state changes (used by Statement) ----------------------------------------------
     @staticmethod
@@ -194,6 +240,19 @@ class Session:
         self.jobs[task.job].set_status(task, TaskStatus.RELEASING)
         self.nodes.add(row, task)
         self._fire(self.points.on_deallocate, task)
+
+    def simulate_remove(self, task: TaskInfo) -> int:
+        """Take a placed task off its node for a dry run (Volcano ``SimulateRemoveTaskFn``
+        on a node copy): its resources free and no predicate sees it; returns its row."""
+        row = task.node
+        self.nodes.remove(row, task)
+        self._fire(self.points.on_deallocate, task)
+        return row
+
+    def simulate_add(self, task: TaskInfo, row: int) -> None:
+        """Undo ``simulate_remove`` (Volcano ``SimulateAddTaskFn``)."""
+        self.nodes.add(row, task)
+        self._fire(self.points.on_allocate, task)
 
     def undo(self, op: Op, task: TaskInfo) -> None:
         job = self.jobs[task.job]
@@ -219,3 +278,10 @@ class Session:
     # -- conditions ---------------------------------------------------------------------
     def set_condition(self, job: JobInfo, condition_type: str, status: Status) -> None:
         self.conditions.setdefault(job.key, {})[condition_type] = status
+
+
+def descending(left: Any, right: Any) -> int:
+    """A comparison putting the later of an order first (Volcano's ``!OrderFn(l, r)``)."""
+    if left == right:
+        return 0
+    return 1 if left < right else -1

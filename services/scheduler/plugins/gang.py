@@ -18,7 +18,7 @@ from services.scheduler.framework.closing import (
     finished,
     unschedulable_message,
 )
-from services.scheduler.framework.extension import PERMIT, Verdict
+from services.scheduler.framework.extension import PERMIT, EvictionContext, Verdict
 from services.scheduler.plugins.base import Arguments, BasePlugin
 
 if TYPE_CHECKING:
@@ -94,6 +94,13 @@ def _starving(job: JobInfo) -> bool:
     return job.ready_task_num() + job.waiting_task_num() < job.min_available
 
 
+def _every_candidate(
+    _: EvictionContext, candidates: Sequence[TaskInfo]
+) -> tuple[list[TaskInfo], int]:
+    """The gang actions keep gangs whole through their safe/whole bundles: permit all."""
+    return list(candidates), PERMIT
+
+
 class GangPlugin(BasePlugin):
     name = NAME
 
@@ -106,6 +113,7 @@ class GangPlugin(BasePlugin):
         ssn.points.job_starving.add(NAME, _starving)
         ssn.points.preemptable.add(NAME, self.victims)
         ssn.points.reclaimable.add(NAME, self.victims)
+        ssn.points.unified_evictable.add(NAME, _every_candidate)
 
     def victims(self, _: TaskInfo, candidates: Sequence[TaskInfo]) -> tuple[list[TaskInfo], int]:
         """Only tasks beyond a job's minAvailable may go: evicting never breaks a gang."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo, TaskInfo
-from services.scheduler.framework.extension import PERMIT
+from services.scheduler.framework.extension import PERMIT, EvictionContext, EvictionKind
 from services.scheduler.plugins.base import Arguments, BasePlugin
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ class PriorityPlugin(BasePlugin):
         ssn.points.job_order.add(NAME, _job_key)
         ssn.points.task_order.add(NAME, _task_key)
         ssn.points.preemptable.add(NAME, self.preemptable)
+        ssn.points.unified_evictable.add(NAME, self.unified_evictable)
         ssn.points.job_starving.add(NAME, _starving)
 
     def preemptable(
@@ -39,6 +40,16 @@ class PriorityPlugin(BasePlugin):
                 continue
             victims.append(task)
         return victims, PERMIT
+
+    def unified_evictable(
+        self, ctx: EvictionContext, candidates: Sequence[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """gangreclaim is fairness-driven: priority does not gate it (as it registers no
+        reclaimable); gangpreempt evicts only jobs of lower priority than the evicting job."""
+        if ctx.kind is EvictionKind.GANG_RECLAIM:
+            return list(candidates), PERMIT
+        jobs = self.ssn.jobs
+        return [t for t in candidates if jobs[t.job].priority < ctx.job.priority], PERMIT
 
 
 def _job_key(job: JobInfo) -> float:

@@ -24,7 +24,13 @@ from services.scheduler.api.resources import (
 from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
 from services.scheduler.plugins.base import Arguments, BasePlugin
-from services.scheduler.plugins.quota import QueueAttr, account_job, describe, total_resource
+from services.scheduler.plugins.quota import (
+    QueueAttr,
+    account_job,
+    describe,
+    total_request,
+    total_resource,
+)
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
@@ -86,7 +92,7 @@ class ProportionPlugin(BasePlugin):
         ssn.points.queue_order.add(NAME, self.queue_key)
         ssn.points.overused.add(NAME, self.overused)
         ssn.points.allocatable.add(NAME, self.allocatable)
-        ssn.points.preemptive.add(NAME, self.allocatable)
+        ssn.points.preemptive.add(NAME, self.preemptive)
         ssn.points.reclaimable.add(NAME, self.reclaimable)
         ssn.points.job_enqueueable.add(NAME, self.enqueueable)
         ssn.points.job_enqueued.add(NAME, self.enqueued)
@@ -116,8 +122,14 @@ class ProportionPlugin(BasePlugin):
         )
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
-        """Volcano's ``queueAllocatable`` (also its preemptive check): an open queue whose
-        allocation stays within deserved in every dimension the task requests."""
+        return self._queue_allocatable(queue, task.qreq)
+
+    def preemptive(self, queue: QueueInfo, tasks: Sequence[TaskInfo]) -> Status | None:
+        return self._queue_allocatable(queue, total_request(self.ssn.space, tasks))
+
+    def _queue_allocatable(self, queue: QueueInfo, request: FloatVec) -> Status | None:
+        """Volcano's ``queueAllocatable`` (its allocatable and preemptive check): an open queue
+        whose allocation stays within deserved in every dimension the tasks request."""
         if queue.state != OPEN:
             return self._status(
                 "QueueNotOpen", f"queue {queue.name} is {queue.state}, not Open: no new tasks"
@@ -125,8 +137,8 @@ class ProportionPlugin(BasePlugin):
         attr = self.attrs.get(queue.name)
         if attr is None:
             return None
-        future = attr.allocated + task.qreq
-        if less_equal_in(future, attr.deserved, task.qreq > 0):
+        future = attr.allocated + request
+        if less_equal_in(future, attr.deserved, request > 0):
             return None
         space = self.ssn.space
         return self._status(

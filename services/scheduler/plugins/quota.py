@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.api import JobInfo, QueueInfo
+from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.job import INQUEUE, RUNNING
 from services.scheduler.api.resources import FloatVec, ResourceSpace
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
@@ -79,6 +80,14 @@ def account_job(attr: QueueAttr, job: JobInfo) -> None:
     ):
         attr.inqueue += np.maximum(minimum - allocated, 0)
     attr.elastic += np.maximum(allocated - (minimum if minimum is not None else 0), 0)
+
+
+def total_request(space: ResourceSpace, tasks: Sequence[TaskInfo]) -> FloatVec:
+    """The tasks' requests summed as a quota vector (Volcano sums ``Resreq``)."""
+    total = space.zeros()
+    for task in tasks:
+        total += task.qreq
+    return total
 
 
 def describe(space: ResourceSpace, vector: FloatVec) -> str:

@@ -1,25 +1,27 @@
 """Volcano ``pkg/scheduler/plugins/capacity/capacity_test.go``, one row per upstream case,
 same objects, same tiers and actions: ``Test_capacityPlugin_OnSessionOpenWithoutHierarchy``,
 ``TestEnqueueAndAllocatable``, ``Test_capacityPlugin_OnSessionOpenWithHierarchy``,
-``Test_buildHierarchicalQueueAttrs_nilSafety`` and
+``Test_buildHierarchicalQueueAttrs_nilSafety``,
 ``TestNoDoubleCountingForInqueueJobWithBindingTasks`` (its second session, with the first
-session's binds still binding).
+session's binds still binding) and ``Test_capacityPlugin_AncestorReclaimScenarios`` (its
+``ancestorReclaimLevel`` as the capacity plugin's argument).
 
-Not expressible: ``Test_capacityPlugin_AncestorReclaimScenarios`` (builds sessions by hand and
-calls ``ssn.Reclaimable`` with ``ancestorReclaimLevel`` state), ``Test_updateQueueAttrShare``
-(internal share arithmetic), the DRA cases (``TestCapacityPluginDRA``, ``TestParseDRA...``,
-``TestSharedResourceClaimIsChargedOnce``, ``TestJobEnqueueable...DRA...``,
-``TestDRAAllocatableIgnoresInqueue``, ``TestJobEnqueuedUpdatesDRAInqueueForDRAOnlyJob``,
-``TestCheckDRAAllocatable_overflowRejected``: Shoal models no ResourceClaims),
-``TestJobEnqueuedOnOtherPluginsReject`` (a test-only rejecting plugin).
+Not expressible: ``Test_updateQueueAttrShare`` (internal share arithmetic), the DRA cases
+(``TestCapacityPluginDRA``, ``TestParseDRA...``, ``TestSharedResourceClaimIsChargedOnce``,
+``TestJobEnqueueable...DRA...``, ``TestDRAAllocatableIgnoresInqueue``,
+``TestJobEnqueuedUpdatesDRAInqueueForDRAOnlyJob``, ``TestCheckDRAAllocatable_overflowRejected``:
+Shoal models no ResourceClaims), ``TestJobEnqueuedOnOtherPluginsReject`` (a test-only rejecting
+plugin).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from shared.models import Model
 from tests.unit.scheduler.builders import plugin_option, tiers_conf
 from tests.unit.scheduler.conformance.upstream import (
     PREEMPTABLE,
@@ -28,6 +30,7 @@ from tests.unit.scheduler.conformance.upstream import (
     build_pod,
     build_pod_group,
     build_pod_group_with_min_resources,
+    build_pod_with_priority,
     build_queue,
     build_queue_with_parents,
     build_queue_with_priority_and_resources_quantity,
@@ -1120,13 +1123,7 @@ NIL_SAFETY_TIERS = [
 ]
 DOUBLE_COUNTING_TIERS = [[_capacity("enabledAllocatable", "enabledOverused", "enableJobEnqueued")]]
 
-GAPS = {
-    "case3: Can reclaim from other queues when allocated < deserved": (
-        "hierarchical capacity's queue order (leaf queues by their ancestors' shares) and its"
-        " VictimQueueOrderFn are not ported: Shoal takes the victim from q4 (also above its"
-        " deserved) where Volcano takes it from q31"
-    ),
-}
+GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", rows(_without_hierarchy(), GAPS))
@@ -1153,3 +1150,282 @@ def test_build_hierarchical_queue_attrs_nil_safety(case: Case) -> None:
 @pytest.mark.parametrize("case", rows(_no_double_counting(), GAPS))
 def test_no_double_counting_for_inqueue_job_with_binding_tasks(case: Case) -> None:
     check(case, tiers_conf("enqueue, allocate", filtered(DOUBLE_COUNTING_TIERS, case.plugins)))
+
+
+def _r(cpu: str, memory: str, **scalars: str) -> dict[str, str]:
+    """``api.BuildResourceList`` with ``ScalarResource``s given as keyword arguments."""
+    named = {"a100": "nvidia.com/a100", "rdma": "rdma", "hca": "rdma/hca", "pods": "pods"}
+    return build_resource_list(
+        cpu, memory, *({"Name": named[k], "Value": v} for k, v in scalars.items())
+    )
+
+
+def _gpu_pod(name: str, node: str, phase: str, group: str, **kw: Any) -> Any:
+    """The 1 cpu, 1Gi, 1 a100, 1 rdma/hca pods of cases 1-4 (p1 of case 1 asks 4 a100)."""
+    a100 = kw.pop("a100", "1")
+    req = _r("1", "1Gi", a100=a100, hca="1")
+    if "priority" in kw:
+        return build_pod_with_priority(
+            "ns1", name, node, phase, req, group, kw.get("labels", {}), {}, kw["priority"]
+        )
+    return build_pod("ns1", name, node, phase, req, group, kw.get("labels", {}), {})
+
+
+def _project_tree() -> list[Model]:
+    a100 = {"a100": "1"}
+    return [
+        build_queue_with_parents("root", "", _r("16", "16Gi", a100="4", rdma="1000"), None),
+        build_queue_with_parents("project1_root", "root", _r("", "", **a100), _r("", "", a100="2")),
+        build_queue_with_parents(
+            "project1_non-preemptable", "project1_root", _r("", "", **a100), _r("", "", **a100)
+        ),
+        build_queue_with_parents("project1_preemptable", "project1_root", None, None),
+        build_queue_with_parents(
+            "project2_root", "root", _r("", "", a100="3"), _r("", "", a100="4")
+        ),
+        build_queue_with_parents(
+            "project2_non-preemptable", "project2_root", _r("", "", a100="3"), _r("", "", a100="3")
+        ),
+        build_queue_with_parents("project2_preemptable", "project2_root", None, None),
+    ]
+
+
+def _level_tree() -> list[Model]:
+    return [
+        build_queue_with_parents("root", "", None, None),
+        build_queue_with_parents("grand-a", "root", _r("2", "2Gi"), _r("4", "4Gi")),
+        build_queue_with_parents("parent-a", "grand-a", _r("2", "2Gi"), _r("2", "2Gi")),
+        build_queue_with_parents("queue-a", "parent-a", _r("2", "2Gi"), _r("2", "2Gi")),
+        build_queue_with_parents("grand-b", "root", _r("3", "3Gi"), _r("4", "4Gi")),
+        build_queue_with_parents("parent-b", "grand-b", _r("1", "1Gi"), _r("2", "2Gi")),
+        build_queue_with_parents("queue-b", "parent-b", _r("1", "1Gi"), _r("2", "2Gi")),
+    ]
+
+
+def _victim_and_reclaimer(
+    victim_queue: str, reclaimer_queue: str, victim: dict[str, str], reclaimer: dict[str, str]
+) -> list[Model]:
+    """Cases 5-11: p-victim running on n1 and p-reclaimer pending, one pod group each."""
+    return [
+        build_pod_group("pg-victim", "ns1", victim_queue, 1, None, "Running"),
+        build_pod_group("pg-reclaimer", "ns1", reclaimer_queue, 1, None, "Inqueue"),
+        build_pod("ns1", "p-victim", "n1", "Running", victim, "pg-victim", None, None),
+        build_pod("ns1", "p-reclaimer", "", "Pending", reclaimer, "pg-reclaimer", None, None),
+    ]
+
+
+@dataclass
+class AncestorScenario:
+    case: Case
+    level: int
+    include_priority: bool
+
+
+def _ancestor_reclaim_scenarios() -> list[AncestorScenario]:
+    big = build_node("n1", _r("16", "16Gi", a100="4", hca="1001", pods="11"), {})
+    small = build_node("n1", _r("2", "2Gi", pods="10"), {})
+    two = _r("2", "2Gi")
+    project = [
+        build_pod_group(f"pg{i}", "ns1", "project2_preemptable", 1, None, "Running")
+        for i in (1, 2, 3)
+    ]
+    running = [_gpu_pod(f"p{i}", "n1", "Running", f"pg{i}", priority=2) for i in (1, 2, 3)]
+
+    def scenario(
+        name: str,
+        level: int,
+        objects: list[Model],
+        *,
+        priority: bool = False,
+        evicted: tuple[str, ...] = (),
+        pipelined: dict[str, list[str]] | None = None,
+    ) -> AncestorScenario:
+        case = Case(name, objects, evicted=list(evicted), pipelined=pipelined or {})
+        return AncestorScenario(case, level, priority)
+
+    return [
+        scenario(
+            "case1: Can reclaim based on parent deserved when ancestorReclaimLevel is 1",
+            1,
+            [
+                big,
+                build_queue_with_parents("root", "", _r("16", "16Gi", a100="4", rdma="1000"), None),
+                build_queue_with_parents("case1_queue1", "root", _r("", "", a100="1"), None),
+                build_queue_with_parents("case1_queue11", "case1_queue1", None, None),
+                build_queue_with_parents("case1_queue2", "root", None, None),
+                build_pod_group("pg1", "ns1", "case1_queue2", 1, None, "Running"),
+                build_pod_group("pg2", "ns1", "case1_queue11", 1, None, "Inqueue"),
+                _gpu_pod("p1", "n1", "Running", "pg1", a100="4"),
+                _gpu_pod("p2", "", "Pending", "pg2"),
+            ],
+            priority=True,
+            evicted=("ns1/p1",),
+            pipelined={"ns1/pg2": ["n1"]},
+        ),
+        scenario(
+            "case2: Cross-parent reclaim pipelines project1 pending job when project2 child and"
+            " parent are both over deserved",
+            1,
+            [
+                big,
+                *_project_tree(),
+                *project,
+                build_pod_group("pg4", "ns1", "project2_preemptable", 1, None, "Running"),
+                build_pod_group("pg5", "ns1", "project1_preemptable", 1, None, "Pending"),
+                *running,
+                _gpu_pod("p4", "n1", "Running", "pg4", priority=1),
+                _gpu_pod("p5", "", "Pending", "pg5"),
+            ],
+            priority=True,
+            evicted=("ns1/p4",),
+            pipelined={"ns1/pg5": ["n1"]},
+        ),
+        scenario(
+            "case3: Cross-parent reclaim can evict sibling-queue victim first",
+            1,
+            [
+                big,
+                *_project_tree(),
+                *project,
+                build_pod_group("pg4_reclaimed", "ns1", "project2_preemptable", 1, None, "Inqueue"),
+                build_pod_group("pg5_pipelined", "ns1", "project1_preemptable", 1, None, "Running"),
+                build_pod_group("pg6", "ns1", "project2_non-preemptable", 1, None, "Pending"),
+                *running,
+                _gpu_pod("p4", "", "Pending", "pg4_reclaimed"),
+                _gpu_pod("p5", "n1", "Running", "pg5_pipelined"),
+                _gpu_pod("p6", "", "Pending", "pg6"),
+            ],
+            priority=True,
+            evicted=("ns1/p3",),
+            pipelined={"ns1/pg6": ["n1"]},
+        ),
+        scenario(
+            "case4: Cross-parent reclaim is blocked when victim child is not over deserved",
+            1,
+            [
+                build_node("n1", _r("8", "8Gi", a100="1", hca="1001", pods="11"), {}),
+                build_queue_with_parents("root", "", _r("16", "16Gi", a100="4", rdma="1000"), None),
+                build_queue_with_parents("case4_parent1", "root", _r("", "", a100="1"), None),
+                build_queue_with_parents(
+                    "case4_child1", "case4_parent1", _r("", "", a100="1"), None
+                ),
+                build_queue_with_parents("case4_child1_sibling", "case4_parent1", None, None),
+                build_queue_with_parents("case4_parent2", "root", _r("", "", a100="1"), None),
+                build_queue_with_parents(
+                    "case4_child2", "case4_parent2", _r("", "", a100="1"), None
+                ),
+                build_pod_group("pg1", "ns1", "case4_child1", 1, None, "Running"),
+                build_pod_group("pg2", "ns1", "case4_child2", 1, None, "Pending"),
+                build_pod_group("pg3", "ns1", "case4_child1_sibling", 1, None, "Running"),
+                _gpu_pod("p1", "n1", "Running", "pg1"),
+                _gpu_pod("p2", "", "Pending", "pg2"),
+                _gpu_pod("p3", "n1", "Running", "pg3", labels={PREEMPTABLE: "false"}),
+            ],
+            priority=True,
+        ),
+        scenario(
+            "case5: level 0 allows reclaim based on leaf-level deserved checks",
+            0,
+            [small, *_level_tree(), *_victim_and_reclaimer("queue-b", "queue-a", two, two)],
+            evicted=("ns1/p-victim",),
+            pipelined={"ns1/pg-reclaimer": ["n1"]},
+        ),
+        scenario(
+            "case6: level 1 allows reclaim when parent-level check passes",
+            1,
+            [small, *_level_tree(), *_victim_and_reclaimer("queue-b", "queue-a", two, two)],
+            evicted=("ns1/p-victim",),
+            pipelined={"ns1/pg-reclaimer": ["n1"]},
+        ),
+        scenario(
+            "case7: level 2 blocks reclaim when grandparent-level check fails",
+            2,
+            [small, *_level_tree(), *_victim_and_reclaimer("queue-b", "queue-a", two, two)],
+        ),
+        scenario(
+            "case8: level 1 blocks sibling reclaim when leaf deserved is unset and no ancestor"
+            " gate applies",
+            1,
+            [
+                small,
+                build_queue_with_parents("root", "", None, None),
+                build_queue_with_parents("parent", "root", _r("4", "4Gi"), _r("4", "4Gi")),
+                build_queue_with_parents("queue-a", "parent", None, None),
+                build_queue_with_parents("queue-b", "parent", None, None),
+                *_victim_and_reclaimer("queue-b", "queue-a", two, two),
+            ],
+        ),
+        scenario(
+            "case9: level 2 blocks reclaim when leaf deserved is unset and queues share"
+            " grandparent",
+            2,
+            [
+                small,
+                build_queue_with_parents("root", "", None, None),
+                build_queue_with_parents("grand", "root", _r("2", "2Gi"), _r("2", "2Gi")),
+                build_queue_with_parents("parent-a", "grand", None, None),
+                build_queue_with_parents("queue-a", "parent-a", None, None),
+                build_queue_with_parents("parent-b", "grand", None, None),
+                build_queue_with_parents("queue-b", "parent-b", None, None),
+                *_victim_and_reclaimer("queue-b", "queue-a", two, two),
+            ],
+        ),
+        scenario(
+            "case10: level 2 blocks reclaim in unbalanced shared-grandparent tree when leaf"
+            " deserved is unset",
+            2,
+            [
+                small,
+                build_queue_with_parents("root", "", None, None),
+                build_queue_with_parents("grand", "root", _r("1", "1Gi"), _r("2", "2Gi")),
+                build_queue_with_parents("parent-deep", "grand", _r("1", "1Gi"), _r("2", "2Gi")),
+                build_queue_with_parents("queue-deep", "parent-deep", None, None),
+                build_queue_with_parents("queue-shallow", "grand", None, None),
+                *_victim_and_reclaimer("queue-deep", "queue-shallow", two, two),
+            ],
+        ),
+        scenario(
+            "case11: unbalanced level2 blocks reclaim when depth-2 ancestor is not over deserved",
+            2,
+            [
+                build_node("n1", _r("4", "4Gi", pods="10", a100="2"), {}),
+                build_queue_with_parents("root", "", None, None),
+                build_queue_with_parents("shallow-parent", "root", _r("", "", a100="1"), None),
+                build_queue_with_parents(
+                    "queue-shallow", "shallow-parent", _r("", "", a100="1"), None
+                ),
+                build_queue_with_parents("deep-grand", "root", _r("", "", a100="2"), None),
+                build_queue_with_parents("deep-parent", "deep-grand", _r("", "", a100="1"), None),
+                build_queue_with_parents("queue-deep", "deep-parent", _r("", "", a100="1"), None),
+                *_victim_and_reclaimer(
+                    "queue-deep",
+                    "queue-shallow",
+                    _r("1", "1Gi", a100="2"),
+                    _r("1", "1Gi", a100="1"),
+                ),
+            ],
+        ),
+    ]
+
+
+def _ancestor_tiers(level: int, include_priority: bool) -> list[list[dict[str, Any]]]:
+    capacity = plugin_option(
+        "capacity",
+        "enabledAllocatable",
+        "enablePreemptive",
+        "enableReclaimable",
+        "enableQueueOrder",
+        "enableHierarchy",
+        "enableJobEnqueued",
+        arguments={"ancestorReclaimLevel": level},
+    )
+    tier = [capacity, PREDICATES, GANG]
+    if include_priority:
+        tier.append(plugin_option("priority", "enableJobOrder", "enableTaskOrder"))
+    return [tier]
+
+
+@pytest.mark.parametrize("scenario", _ancestor_reclaim_scenarios(), ids=lambda s: s.case.name)
+def test_capacity_plugin_ancestor_reclaim_scenarios(scenario: AncestorScenario) -> None:
+    tiers = _ancestor_tiers(scenario.level, scenario.include_priority)
+    check(scenario.case, tiers_conf("enqueue, reclaim, allocate", tiers))

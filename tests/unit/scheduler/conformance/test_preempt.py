@@ -816,12 +816,7 @@ def test_preempt(case: Case) -> None:
     check(case, conf, extra=[HIGH_PRIO, LOW_PRIO])
 
 
-TOPOLOGY_AWARE_GAPS = {
-    "preempt low-priority pod when high-priority pod has PodAntiAffinity conflict": (
-        "topology-aware preemption (kube-scheduler's SelectVictimsOnNode with reprieve) is not"
-        " implemented; Shoal preempts as in normal mode and evicts both same-priority pods"
-    ),
-}
+TOPOLOGY_AWARE_GAPS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", rows(TOPOLOGY_AWARE_CASES, TOPOLOGY_AWARE_GAPS))

@@ -16,8 +16,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from services.scheduler.actions import default_actions
+from services.scheduler.conf import parse_conf
+from services.scheduler.framework.session import Session
+from services.scheduler.plugins import default_plugins
+from services.scheduler.snapshot import Snapshot, build_cluster
 from shared.models import Model, Node, Pod, PodGroup, PriorityClass, Queue
-from tests.unit.scheduler.builders import schedule
+from tests.unit.scheduler.builders import NOW, schedule
 
 PREEMPTABLE = "volcano.sh/preemptable"
 GROUP_NAME = "scheduling.k8s.io/group-name"
@@ -320,6 +325,26 @@ def check(case: Case, conf: str, extra: Iterable[Model] = ()) -> None:
         }
         for status, count in statuses.items():
             assert got.get(status, 0) == count, (status, got)
+
+
+def open_session(objects: Iterable[Model], conf: str) -> Session:
+    """``TestCommonStruct.RegisterSession``: a session opened over the objects with the conf's
+    plugins registered, no action run, so a case can call an extension point itself."""
+    plugins, actions = default_plugins(), default_actions()
+    parsed = parse_conf(conf, plugins=plugins, actions=actions)
+    instances = [plugins.get(o.name)(dict(o.arguments)) for tier in parsed.tiers for o in tier]
+    ssn = Session(
+        build_cluster(Snapshot.of(list(objects))),
+        tiers=parsed.tiers,
+        plugins=instances,
+        actions=parsed.actions,
+        now=NOW,
+        configurations=parsed.configurations,
+    )
+    for plugin in instances:
+        plugin.on_session_open(ssn)
+    ssn.seal()
+    return ssn
 
 
 def filtered(tiers: list[list[dict[str, Any]]], plugins: tuple[str, ...] | None) -> list[Any]:
