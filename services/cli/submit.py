@@ -39,9 +39,12 @@ def load_documents(paths: list[Path]) -> list[dict[str, Any]]:
 
 
 async def apply(kube: KubeClient, obj: dict[str, Any], *, namespace: str = "default") -> str:
-    """Create ``obj``; if it exists, replace it at its current resourceVersion. A manifest with
-    only ``generateName`` is always created (as ``kubectl create``); ``obj`` then carries the
-    name the API server gave it."""
+    """Create ``obj``; if it exists, merge-patch it with the manifest (``kubectl apply``'s
+    effect for a manifest that only adds or changes fields): fields the server filled in —
+    a Job's generated selector and template labels, defaults — are kept, so re-submitting an
+    unchanged batch/v1 Job is "unchanged" rather than an immutable-field error. A manifest
+    with only ``generateName`` is always created (as ``kubectl create``); ``obj`` then carries
+    the name the API server gave it."""
     rt = resource_for(obj["apiVersion"], obj["kind"])
     meta = obj.setdefault("metadata", {})
     if rt.namespaced:
@@ -54,9 +57,11 @@ async def apply(kube: KubeClient, obj: dict[str, Any], *, namespace: str = "defa
         if exc.status != 409 or not meta.get("name"):
             raise
     current = await kube.get(rt, meta["name"], meta.get("namespace"))
-    meta["resourceVersion"] = current["metadata"]["resourceVersion"]
-    await kube.replace(rt, obj)
-    return "configured"
+    patch = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
+    patch["metadata"] = {k: meta[k] for k in ("labels", "annotations") if k in meta}
+    patched = await kube.patch(rt, meta["name"], patch, namespace=meta.get("namespace"))
+    before = current["metadata"].get("resourceVersion")
+    return "unchanged" if patched["metadata"].get("resourceVersion") == before else "configured"
 
 
 async def submit(kubeconfig: str | None, paths: list[Path], namespace: str) -> list[str]:

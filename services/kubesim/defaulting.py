@@ -72,23 +72,12 @@ MAX_INT32 = 2**31 - 1
 
 def _batch_job(obj: Obj, uid: str) -> None:
     spec = obj.setdefault("spec", {})
-    if spec.get("completions") is None and spec.get("parallelism") is None:
-        spec["completions"] = 1
-        spec["parallelism"] = 1
-    spec.setdefault("parallelism", 1)
     # As pkg/apis/batch/v1/defaults.go: with backoffLimitPerIndex only the per-index limits
     # (and maxFailedIndexes) end a Job, so the Job-wide limit defaults to MaxInt32.
-    if spec.get("backoffLimit") is None:
-        spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
-    spec.setdefault("completionMode", "NonIndexed")
+    _batch_job_scheme_defaults(spec)
     for rule in (spec.get("podFailurePolicy") or {}).get("rules") or []:
         for pattern in rule.get("onPodConditions") or []:
             pattern.setdefault("status", "True")  # SetDefaults_Job: the pattern's status
-    spec.setdefault("suspend", False)
-
-    spec.setdefault(
-        "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
-    )
     name = obj["metadata"].get("name", "")
     generated = {
         "batch.kubernetes.io/controller-uid": uid,
@@ -182,6 +171,44 @@ def decode_defaults(api_version: str, kind: str, obj: Obj) -> None:
         for pattern in (rule.get("onPodConditions") or []) if isinstance(rule, dict) else []:
             if isinstance(pattern, dict) and not pattern.get("status"):
                 pattern["status"] = "True"
+
+
+def _batch_job_scheme_defaults(spec: Obj) -> None:
+    """``SetDefaults_Job``'s fields that every write gets (not the create-only selector)."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    spec.setdefault("parallelism", 1)
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    spec.setdefault(
+        "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
+    )
+
+
+def update_defaults(api_version: str, kind: str, obj: Obj) -> None:
+    """The scheme defaults an update's body gets, as on create: the API server defaults every
+    body it decodes, so a manifest sent again without the fields the server filled in (a pod
+    template's container defaults) is the same object, not a changed one."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if (api_version, kind) == ("v1", "Pod"):
+        default_pod_spec(spec)
+    elif (api_version, kind) == ("batch/v1", "Job"):
+        _batch_job_scheme_defaults(spec)
+        template = spec.get("template")
+        if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+            default_pod_spec(template["spec"])
+    elif (api_version, kind) == ("v1", "Service"):
+        spec.setdefault("type", "ClusterIP")
+        spec.setdefault("sessionAffinity", "None")
+        for port in spec.get("ports") or []:
+            if isinstance(port, dict):
+                port.setdefault("protocol", "TCP")
+                port.setdefault("targetPort", port.get("port"))
 
 
 def apply_defaults(api_version: str, kind: str, obj: Obj, *, uid: str, has_status: bool) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from services.kubesim import apierrors
-from services.kubesim.defaulting import apply_defaults, decode_defaults
+from services.kubesim.defaulting import apply_defaults, decode_defaults, update_defaults
 from services.kubesim.registry import Registry, ResourceType
 from services.kubesim.validation import validate, validate_defaulted, validate_update
 from services.kubesim.watch import Event, WatchHub
@@ -251,6 +251,8 @@ class Store:
         if status:
             new = {**old, "status": body.get("status")}
         else:
+            decode_defaults(rtype.api_version, rtype.kind, body)
+            update_defaults(rtype.api_version, rtype.kind, body)
             new = self._merge_update(rtype, old, body)
             causes = validate(rtype.api_version, rtype.kind, new)
             causes += validate_defaulted(rtype.api_version, rtype.kind, new)
@@ -259,6 +261,8 @@ class Store:
                 raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
             if self.admission is not None:
                 self.admission("UPDATE", rtype, new, old)
+        if _same_object(new, old):
+            return old  # a no-op write: no new resourceVersion, no watch event (as etcd3)
         return self.replace(rtype, old, new)
 
     def _merge_update(self, rtype: ResourceType, old: Obj, body: Obj) -> Obj:
@@ -397,3 +401,14 @@ class Store:
         status["conditions"] = conditions
         new = {**old, "metadata": meta, "spec": {**old["spec"], "nodeName": node}, "status": status}
         return self._commit(pods, "MODIFIED", new, old)
+
+
+def _same_object(new: Obj, old: Obj) -> bool:
+    """Whether an update changes nothing but the resourceVersion it was sent with."""
+    if new.keys() != old.keys():
+        return False
+    if any(new[k] != old[k] for k in new if k != "metadata"):
+        return False
+    new_meta, old_meta = new["metadata"], old["metadata"]
+    keys = (new_meta.keys() | old_meta.keys()) - {"resourceVersion"}
+    return all(new_meta.get(k) == old_meta.get(k) for k in keys)

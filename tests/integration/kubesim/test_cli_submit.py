@@ -1,8 +1,8 @@
-"""``shoal submit`` against kubesim: create, then configure; generateName manifests.
+"""``shoal submit`` against kubesim: create, then apply again; generateName manifests.
 
-``submit`` replaces an existing object (PUT). A batch/v1 Job cannot be replaced from its
-manifest — the API server refuses the changed selector and template as immutable, as it does
-for ``kubectl replace`` — so "configured" is shown with a Volcano Queue."""
+An existing object is merge-patched with the manifest, as ``kubectl apply`` changes it: an
+unchanged batch/v1 Job (whose selector and template labels the API server generated) is
+"unchanged", a changed Queue "configured"."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from kubernetes_asyncio import client
 
 from services.cli.main import main
 from services.kubesim.app import KubeSim
@@ -40,10 +41,11 @@ spec:
 @pytest.mark.parametrize(
     ("template", "name", "first", "second"),
     [
-        (QUEUE, "name: fixed", ["queue/fixed created"], ["queue/fixed configured"]),
+        (QUEUE, "name: fixed", ["queue/fixed created"], ["queue/fixed unchanged"]),
+        (JOB, "name: pi", ["job/pi created"], ["job/pi unchanged"]),
         (JOB, "generateName: gen-", ["job/gen-"], ["job/gen-"]),
     ],
-    ids=["named-then-configured", "generate-name-creates-each-time"],
+    ids=["queue-named-twice", "batch-job-named-twice", "generate-name-creates-each-time"],
 )
 async def test_submit(
     sim: KubeSim,
@@ -72,3 +74,23 @@ async def test_submit(
 async def _in_thread(argv: list[str]) -> int:
     """The CLI runs its own event loop: call it off this one."""
     return await asyncio.to_thread(main, argv)
+
+
+async def test_submit_a_changed_manifest_configures_it(
+    sim: KubeSim,
+    custom: client.CustomObjectsApi,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    manifest = tmp_path / "queue.yaml"
+    argv = ["submit", "-f", str(manifest), "--kubeconfig", str(sim.kubeconfig_path)]
+    outputs = []
+    for weight in (2, 5):
+        manifest.write_text(QUEUE.format(name="name: changing").replace("2", str(weight)))
+        assert await _in_thread(argv) == 0
+        outputs.append(capsys.readouterr().out.strip())
+    assert outputs == ["queue/changing created", "queue/changing configured"]
+    queue = await custom.get_cluster_custom_object(
+        "scheduling.volcano.sh", "v1beta1", "queues", "changing"
+    )
+    assert queue["spec"]["weight"] == 5
