@@ -9,6 +9,7 @@ modified in place.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, VOLCANO_SCHEDULER_NAME
@@ -100,6 +101,37 @@ def _kueue_queue(obj: Obj) -> str:
     """Kueue's job webhook (``ApplyDefaultForSuspend``): a job submitted to a Kueue queue is
     created suspended, so no pod exists before its Workload is admitted."""
     return str(((obj.get("metadata") or {}).get("labels") or {}).get(KUEUE_QUEUE_LABEL) or "")
+
+
+# Kueue's defaults: the integrations on by default that kubesim serves, and the Configuration's
+# default ``managedJobsNamespaceSelector`` (kubernetes.io/metadata.name NotIn these).
+KUEUE_JOB_KINDS = frozenset({("batch/v1", "Job"), ("kubeflow.org/v1", "PyTorchJob")})
+KUEUE_UNMANAGED_NAMESPACES = frozenset({"kube-system", "kueue-system"})
+KUEUE_DEFAULT_LOCAL_QUEUE = "default"  # constants.DefaultLocalQueueName
+
+
+def default_local_queue(obj: Obj, default_queue_exists: Callable[[str], bool]) -> None:
+    """Kueue's job webhook ``ApplyDefaultLocalQueue``: a job created without a queue name in a
+    managed namespace that has a LocalQueue named ``default`` is labelled for it (then created
+    suspended, like any job of a Kueue queue). Not a job whose controller Kueue manages."""
+    if (obj.get("apiVersion"), obj.get("kind")) not in KUEUE_JOB_KINDS:
+        return
+    meta = obj.setdefault("metadata", {})
+    namespace = str(meta.get("namespace") or "")
+    if _kueue_queue(obj) or namespace in KUEUE_UNMANAGED_NAMESPACES:
+        return
+    owners = meta.get("ownerReferences") or []
+    if any(
+        o.get("controller") and (o.get("apiVersion"), o.get("kind")) in KUEUE_JOB_KINDS
+        for o in owners
+        if isinstance(o, dict)
+    ):
+        return
+    if default_queue_exists(namespace):
+        meta["labels"] = {
+            **(meta.get("labels") or {}),
+            KUEUE_QUEUE_LABEL: KUEUE_DEFAULT_LOCAL_QUEUE,
+        }
 
 
 def _pytorch_job(obj: Obj, uid: str) -> None:

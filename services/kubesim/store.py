@@ -16,7 +16,13 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from services.kubesim import apierrors
-from services.kubesim.defaulting import apply_defaults, decode_defaults, update_defaults
+from services.kubesim.defaulting import (
+    KUEUE_DEFAULT_LOCAL_QUEUE,
+    apply_defaults,
+    decode_defaults,
+    default_local_queue,
+    update_defaults,
+)
 from services.kubesim.registry import Registry, ResourceType
 from services.kubesim.validation import validate, validate_defaulted, validate_update
 from services.kubesim.watch import Event, WatchHub
@@ -24,6 +30,7 @@ from shared.kube.timefmt import format_rfc3339
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
+_LOCAL_QUEUES = "localqueues.kueue.x-k8s.io"
 _IMMUTABLE_META = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
@@ -148,6 +155,10 @@ class Store:
 
     # ---- writes ------------------------------------------------------------------------------
 
+    def _default_local_queue_exists(self, namespace: str) -> bool:
+        table = self.tables.get(_LOCAL_QUEUES)
+        return table is not None and (namespace, KUEUE_DEFAULT_LOCAL_QUEUE) in table.objects
+
     def _check_namespace(self, rtype: ResourceType, namespace: str) -> None:
         if not rtype.namespaced or not self.strict_namespaces:
             return
@@ -194,6 +205,7 @@ class Store:
         body["apiVersion"] = rtype.api_version
         body["kind"] = rtype.kind
         decode_defaults(rtype.api_version, rtype.kind, body)
+        default_local_queue(body, self._default_local_queue_exists)
         causes = validate(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)

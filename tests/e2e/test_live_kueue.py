@@ -11,6 +11,7 @@ sample Job is a simulated run time (kubesim does not run containers).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 import yaml
 
 from services.cli.stack import Stack
-from shared.kube import KubeClient
+from shared.kube import ApiError, KubeClient
 from shared.kube.resources import resource_for
 from tests.e2e.e2e_cluster import BATCHJOB, POD, PYTORCHJOB, eventually
 
@@ -36,6 +37,7 @@ UPSTREAM = Path(__file__).parents[1] / "data" / "upstream" / "kueue"
 WORKLOAD = resource_for("kueue.x-k8s.io/v1beta1", "Workload")
 CLUSTER_QUEUE = resource_for("kueue.x-k8s.io/v1beta1", "ClusterQueue")
 LOCAL_QUEUE = resource_for("kueue.x-k8s.io/v1beta1", "LocalQueue")
+FLAVOR = resource_for("kueue.x-k8s.io/v1beta1", "ResourceFlavor")
 QUOTA_CPU = 9
 JOBS = 5
 
@@ -306,3 +308,29 @@ async def test_pytorchjob_waits_for_quota_then_runs(
     for wl in workloads:
         sets = [(p["name"], p["count"]) for p in wl["spec"]["podSets"]]
         assert sets == [("master", 1), ("worker", 2)]
+
+
+async def test_a_job_without_a_queue_goes_to_the_namespaces_default_local_queue(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """Kueue's LocalQueue defaulting: in a namespace with a LocalQueue named ``default``, a
+    Job without the queue label is labelled for it, created suspended, and runs once its
+    Workload is admitted there."""
+    with contextlib.suppress(ApiError):  # the quick-start test may have made it already
+        await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
+    await kube.create(CLUSTER_QUEUE, _team_queue(f"{namespace}-d", 2))
+    lq = _kueue("LocalQueue", "default", {"clusterQueue": f"{namespace}-d"}, namespace)
+    await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    unlabelled = _job("plain", namespace, "", 2, "1s")
+    del unlabelled["metadata"]["labels"]
+    created = await kube.create(BATCHJOB, unlabelled, namespace=namespace)
+    assert created["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "default"
+    assert created["spec"]["suspend"] is True
+
+    async def complete() -> bool:
+        job = await kube.get(BATCHJOB, "plain", namespace)
+        return "Complete" in _conditions(job)
+
+    await eventually(complete, timeout=90, what="the defaulted Job to complete")
+    workloads, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+    assert [w["spec"]["queueName"] for w in workloads] == ["default"]
