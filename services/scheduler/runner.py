@@ -20,6 +20,7 @@ from services.scheduler.framework.closing import (
     finished,
     new_phase,
     pod_unschedulable,
+    releasing_holds_gang,
 )
 from services.scheduler.framework.extension import ActionFactory, PluginFactory
 from services.scheduler.framework.registry import Registry
@@ -149,10 +150,11 @@ def _result(
         result.unschedulable_pods.update(pod_unschedulable(job, result.pipelined))
     for key, (job, status) in sorted(rejected.items()):
         job.record(status)
-        phase = new_phase(job, unschedulable=True) if key in invalid else job.phase
         # A job whose pods all ended, or that has none, has nothing to explain (Volcano's gang
-        # skips jobs without tasks); its PodGroup must not turn Unschedulable.
-        quiet = key in invalid and (not job.tasks or finished(job))
+        # skips jobs without tasks), nor one whose gang is short only by terminating pods
+        # still on their nodes; its PodGroup must not turn Unschedulable.
+        quiet = key in invalid and (not job.tasks or finished(job) or releasing_holds_gang(job))
+        phase = new_phase(job, unschedulable=not quiet) if key in invalid else job.phase
         new = {} if quiet else {UNSCHEDULABLE: status}
         result.pod_groups[key] = _update(job, phase, _conditions(job, new, now))
         result.reasons[key] = _reasons(job, phase, "" if quiet else status.message)
