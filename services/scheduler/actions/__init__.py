@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from services.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
+from services.scheduler.actions import allocate, backfill, enqueue, preempt, reclaim, shuffle
 from services.scheduler.framework.extension import ActionFactory
 from services.scheduler.framework.registry import Registry
 
-BUILTIN = (enqueue, allocate, preempt, reclaim, backfill)
+BUILTIN = (enqueue, allocate, preempt, reclaim, backfill, shuffle)
 
 
 def default_actions() -> Registry[ActionFactory]:

@@ -64,6 +64,7 @@ class ExtensionPoints:
         self.preemptive = ExtensionPoint[ext.QueueTaskCheck]("preemptive", "enablePreemptive")
         self.preemptable = ExtensionPoint[ext.VictimFn]("preemptable", "enablePreemptable")
         self.reclaimable = ExtensionPoint[ext.VictimFn]("reclaimable", "enableReclaimable")
+        self.victim_tasks = ExtensionPoint[ext.VictimTasksFn]("victim_tasks", "enabledVictim")
         self.static_predicate = ExtensionPoint[ext.StaticPredicate](
             "static_predicate", "enablePredicate"
         )

@@ -112,12 +112,12 @@ def schedule(objects: list[Model], conf: str | None = None) -> SessionResult:
     return run_session(Snapshot.of(objects), parsed, NOW, plugins=plugins, actions=actions)
 
 
-def session(objects: list[Model], conf: str) -> Session:
+def session(objects: list[Model], conf: str, now: datetime = NOW) -> Session:
     """A session opened on ``objects`` with ``conf``'s plugins and nothing run yet: upstream's
     ``RegisterSession``, for tests that call one extension point as the Go tests do."""
     plugins, actions = default_plugins(), default_actions()
     parsed = parse_conf(conf, plugins=plugins, actions=actions)
-    return open_session(build_cluster(Snapshot.of(objects)), parsed, NOW, plugins=plugins)
+    return open_session(build_cluster(Snapshot.of(objects)), parsed, now, plugins=plugins)
 
 
 def plugin_option(
