@@ -80,12 +80,14 @@ class LiveQueue(Generic[T]):
 
     def push(self, item: T) -> None:
         self._items.append(item)
-        self._up(len(self._items) - 1)
+        if len(self._items) > 1:
+            self._up(len(self._items) - 1)
 
     def pop(self) -> T:
         n = len(self._items) - 1
-        self._swap(0, n)
-        self._down(0, n)
+        if n > 0:
+            self._swap(0, n)
+            self._down(0, n)
         return self._items.pop()
 
     def __len__(self) -> int:

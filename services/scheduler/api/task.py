@@ -64,6 +64,8 @@ def revocable_zone(pod: Pod) -> str:
     """Volcano's ``GetPodRevocableZone``: ``*`` (any revocable zone) or ``""`` (none); a pod
     annotated preemptable may use any zone unless its revocable-zone annotation says no."""
     annotations = pod.metadata.annotations
+    if not annotations:
+        return ""
     value = annotations.get(REVOCABLE_ZONE_KEY)
     if value is not None:
         return "*" if value == "*" else ""
@@ -76,10 +78,12 @@ def _go_bool(value: str) -> bool:
     return value in ("1", "t", "T", "TRUE", "true", "True")
 
 
-def shape_of(pod: Pod) -> bytes:
-    """The placement signature: pods with equal shapes pass the same static predicates."""
+def shape_of(pod: Pod, zone: str | None = None) -> bytes:
+    """The placement signature: pods with equal shapes pass the same static predicates.
+    ``zone`` is the pod's ``revocable_zone`` when the caller has it already."""
     spec = pod.spec
-    zone = revocable_zone(pod)
+    if zone is None:
+        zone = revocable_zone(pod)
     if not spec.nodeSelector and spec.affinity is None and not spec.tolerations and not zone:
         return (pod.metadata.namespace or "default").encode()
     return msgspec.json.encode(
@@ -163,7 +167,7 @@ class TaskInfo:
             or (pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
         )
         self.revocable_zone = revocable_zone(pod)
-        self.shape = shape_of(pod)
+        self.shape = shape_of(pod, self.revocable_zone)
         self.index = pod_index(meta.name)
         # Position in the job's pending order, assigned once per session.
         self.order = 0

@@ -119,24 +119,32 @@ class DrfPlugin(BasePlugin):
         tree.update(job, theirs, queue)
         return before
 
-    def _changed(self, task: TaskInfo, sign: float) -> None:
+    def on_allocate(self, task: TaskInfo) -> None:
         attr = self.attrs.get(task.job)
         if attr is None:
             return
-        attr.allocated += sign * task.qreq
-        attr.share = self._share(attr)
-        job, queue = self.ssn.jobs.get(task.job), None
-        if job is not None:
-            queue = self.ssn.queues.get(job.queue)
-        if self.tree is not None and job is not None and queue is not None:
-            self.tree.allocated += sign * task.qreq
-            self.tree.update(job, attr, queue)
-
-    def on_allocate(self, task: TaskInfo) -> None:
-        self._changed(task, 1.0)
+        attr.allocated += task.qreq
+        attr.share = share(attr.allocated, self.total, self.dims)
+        if self.tree is not None:
+            self.tree.allocated += task.qreq
+            self._update_tree(task, attr)
 
     def on_deallocate(self, task: TaskInfo) -> None:
-        self._changed(task, -1.0)
+        attr = self.attrs.get(task.job)
+        if attr is None:
+            return
+        attr.allocated -= task.qreq
+        attr.share = share(attr.allocated, self.total, self.dims)
+        if self.tree is not None:
+            self.tree.allocated -= task.qreq
+            self._update_tree(task, attr)
+
+    def _update_tree(self, task: TaskInfo, attr: Attr) -> None:
+        assert self.tree is not None
+        job = self.ssn.jobs.get(task.job)
+        queue = self.ssn.queues.get(job.queue) if job is not None else None
+        if job is not None and queue is not None:
+            self.tree.update(job, attr, queue)
 
 
 def new(arguments: dict[str, Any]) -> DrfPlugin:
