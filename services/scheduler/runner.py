@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from services.scheduler.api import JobInfo
+from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import TaskStatus
 from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
@@ -19,6 +20,7 @@ from services.scheduler.framework.closing import (
     finished,
     new_phase,
     pod_unschedulable,
+    releasing_holds_gang,
 )
 from services.scheduler.framework.extension import ActionFactory, PluginFactory
 from services.scheduler.framework.registry import Registry
@@ -35,6 +37,27 @@ def default_conf(
     return parse_conf(DEFAULT_CONF, plugins=plugins, actions=actions, source="default conf")
 
 
+def open_session(
+    cluster: Cluster, conf: SchedulerConf, now: datetime, *, plugins: Registry[PluginFactory]
+) -> Session:
+    """Volcano's ``OpenSession``: build the conf's plugins, let each register its callbacks,
+    and seal the extension points per tier. Unit tests call the callbacks on what this returns
+    as upstream's tests call ``ssn.JobEnqueueable`` and friends."""
+    instances = [plugins.get(o.name)(dict(o.arguments)) for tier in conf.tiers for o in tier]
+    ssn = Session(
+        cluster,
+        tiers=conf.tiers,
+        plugins=instances,
+        actions=conf.actions,
+        now=now,
+        configurations=conf.configurations,
+    )
+    for plugin in instances:
+        plugin.on_session_open(ssn)
+    ssn.seal()
+    return ssn
+
+
 def run_session(
     snapshot: Snapshot,
     conf: SchedulerConf,
@@ -48,18 +71,8 @@ def run_session(
     rejected: dict[str, tuple[JobInfo, Status]] = {
         key: (cluster.jobs.pop(key), status) for key, status in cluster.job_errors.items()
     }
-    instances = [plugins.get(o.name)(dict(o.arguments)) for tier in conf.tiers for o in tier]
-    ssn = Session(
-        cluster,
-        tiers=conf.tiers,
-        plugins=instances,
-        actions=conf.actions,
-        now=now,
-        configurations=conf.configurations,
-    )
-    for plugin in instances:
-        plugin.on_session_open(ssn)
-    ssn.seal()
+    ssn = open_session(cluster, conf, now, plugins=plugins)
+    instances = ssn.plugins
     invalid: set[str] = set()  # failed job_valid: phase as Volcano's jobStatus computes it
     for job in list(ssn.jobs.values()):
         # A Pending PodGroup stays in the session although its gang is not valid yet: the
@@ -144,10 +157,11 @@ def _result(
         result.unschedulable_pods.update(pod_unschedulable(job, result.pipelined))
     for key, (job, status) in sorted(rejected.items()):
         job.record(status)
-        phase = new_phase(job, unschedulable=True) if key in invalid else job.phase
         # A job whose pods all ended, or that has none, has nothing to explain (Volcano's gang
-        # skips jobs without tasks); its PodGroup must not turn Unschedulable.
-        quiet = key in invalid and (not job.tasks or finished(job))
+        # skips jobs without tasks), nor one whose gang is short only by terminating pods
+        # still on their nodes; its PodGroup must not turn Unschedulable.
+        quiet = key in invalid and (not job.tasks or finished(job) or releasing_holds_gang(job))
+        phase = new_phase(job, unschedulable=not quiet) if key in invalid else job.phase
         new = {} if quiet else {UNSCHEDULABLE: status}
         result.pod_groups[key] = _update(job, phase, _conditions(job, new, now))
         result.reasons[key] = _reasons(job, phase, "" if quiet else status.message)

@@ -10,11 +10,12 @@ from services.scheduler.actions import (
     gangreclaim,
     preempt,
     reclaim,
+    shuffle,
 )
 from services.scheduler.framework.extension import ActionFactory
 from services.scheduler.framework.registry import Registry
 
-BUILTIN = (enqueue, allocate, preempt, reclaim, backfill, gangpreempt, gangreclaim)
+BUILTIN = (enqueue, allocate, preempt, reclaim, backfill, gangpreempt, gangreclaim, shuffle)
 
 
 def default_actions() -> Registry[ActionFactory]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.scheduler.actions.ordering import KeyedQueue
+from services.scheduler.actions.ordering import KeyedQueue, LiveQueue
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.job import INQUEUE
 from services.scheduler.framework.placement import Placer
@@ -49,7 +49,7 @@ class Allocate:
                 job.record(invalid)
                 continue
             by_queue.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
-        queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(by_queue)))
+        queues = LiveQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(by_queue)))
         placer = Placer(ssn)
         pending: dict[str, list[TaskInfo]] = {}
         while queues:

@@ -1,4 +1,5 @@
-"""Priority queues keyed by the session's order keys (computed when an item is pushed)."""
+"""Priority queues over the session's order keys: keyed when an item is pushed (jobs), or
+re-keyed at every comparison as Go's heap with a comparator (allocate's queues)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,63 @@ class KeyedQueue(Generic[T]):
 
     def __bool__(self) -> bool:
         return bool(self._heap)
+
+
+class LiveQueue(Generic[T]):
+    """A binary heap that re-reads the keys at every comparison, as Go's ``container/heap``
+    under Volcano's comparator-based ``PriorityQueue`` does: when one pop changes the order
+    of items still inside (hierarchical drf rescales a queue's siblings), the sift steps see
+    the new order, exactly as upstream's do. For the few queues of a session."""
+
+    __slots__ = ("_items", "_key")
+
+    def __init__(self, key: Callable[[T], tuple[Any, ...]], items: Iterable[T] = ()) -> None:
+        self._key = key
+        self._items: list[T] = []
+        for item in items:
+            self.push(item)
+
+    def _less(self, i: int, j: int) -> bool:
+        return bool(self._key(self._items[i]) < self._key(self._items[j]))
+
+    def _swap(self, i: int, j: int) -> None:
+        items = self._items
+        items[i], items[j] = items[j], items[i]
+
+    def _up(self, j: int) -> None:
+        while j > 0:
+            i = (j - 1) // 2
+            if not self._less(j, i):
+                break
+            self._swap(i, j)
+            j = i
+
+    def _down(self, i: int, n: int) -> None:
+        while True:
+            j = 2 * i + 1
+            if j >= n:
+                break
+            if j + 1 < n and self._less(j + 1, j):
+                j += 1
+            if not self._less(j, i):
+                break
+            self._swap(i, j)
+            i = j
+
+    def push(self, item: T) -> None:
+        self._items.append(item)
+        if len(self._items) > 1:
+            self._up(len(self._items) - 1)
+
+    def pop(self) -> T:
+        n = len(self._items) - 1
+        if n > 0:
+            self._swap(0, n)
+            self._down(0, n)
+        return self._items.pop()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)

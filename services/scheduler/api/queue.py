@@ -19,6 +19,8 @@ class QueueInfo:
         "guarantee",
         "has_capability",
         "has_deserved",
+        "hierarchy",
+        "hierarchy_weights",
         "name",
         "parent",
         "priority",
@@ -46,6 +48,10 @@ class QueueInfo:
         self.priority = spec.priority or 0
         self.state = queue.status.state or "Open"
         self.created = queue.metadata.creationTimestamp or ""
+        # hierarchical drf's path (``root/eng/dev``) and per-level weights (``1/2/8``).
+        annotations = queue.metadata.annotations
+        self.hierarchy = annotations.get("volcano.sh/hierarchy", "")
+        self.hierarchy_weights = annotations.get("volcano.sh/hierarchy-weights", "")
 
     def __repr__(self) -> str:
         return f"QueueInfo({self.name}, weight={self.weight})"

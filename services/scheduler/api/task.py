@@ -12,6 +12,7 @@ from shared.models import Pod
 from shared.models.volcano import TASK_SPEC_KEY
 
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
+REVOCABLE_ZONE_KEY = "volcano.sh/revocable-zone"
 CRITICAL_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 
 
@@ -59,13 +60,40 @@ def _flag(pod: Pod, key: str, default: bool) -> bool:
     return value.strip().lower() in ("true", "1", "t", "yes")
 
 
-def shape_of(pod: Pod) -> bytes:
-    """The placement signature: pods with equal shapes pass the same static predicates."""
+def revocable_zone(pod: Pod) -> str:
+    """Volcano's ``GetPodRevocableZone``: ``*`` (any revocable zone) or ``""`` (none); a pod
+    annotated preemptable may use any zone unless its revocable-zone annotation says no."""
+    annotations = pod.metadata.annotations
+    if not annotations:
+        return ""
+    value = annotations.get(REVOCABLE_ZONE_KEY)
+    if value is not None:
+        return "*" if value == "*" else ""
+    preemptable = annotations.get(PREEMPTABLE_KEY)
+    return "*" if preemptable is not None and _go_bool(preemptable) else ""
+
+
+def _go_bool(value: str) -> bool:
+    """``strconv.ParseBool`` true values (false for anything else, errors included)."""
+    return value in ("1", "t", "T", "TRUE", "true", "True")
+
+
+def shape_of(pod: Pod, zone: str | None = None) -> bytes:
+    """The placement signature: pods with equal shapes pass the same static predicates.
+    ``zone`` is the pod's ``revocable_zone`` when the caller has it already."""
     spec = pod.spec
-    if not spec.nodeSelector and spec.affinity is None and not spec.tolerations:
+    if zone is None:
+        zone = revocable_zone(pod)
+    if not spec.nodeSelector and spec.affinity is None and not spec.tolerations and not zone:
         return (pod.metadata.namespace or "default").encode()
     return msgspec.json.encode(
-        (sorted(spec.nodeSelector.items()), spec.affinity, spec.tolerations, pod.metadata.namespace)
+        (
+            sorted(spec.nodeSelector.items()),
+            spec.affinity,
+            spec.tolerations,
+            pod.metadata.namespace,
+            zone,
+        )
     )
 
 
@@ -97,6 +125,7 @@ class TaskInfo:
         "priority",
         "qreq",
         "request",
+        "revocable_zone",
         "role",
         "shape",
         "status",
@@ -137,7 +166,8 @@ class TaskInfo:
             self.namespace == "kube-system"
             or (pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
         )
-        self.shape = shape_of(pod)
+        self.revocable_zone = revocable_zone(pod)
+        self.shape = shape_of(pod, self.revocable_zone)
         self.index = pod_index(meta.name)
         # Position in the job's pending order, assigned once per session.
         self.order = 0

@@ -54,6 +54,30 @@ def finished(job: JobInfo) -> bool:
     return new_phase(job, unschedulable=False) == COMPLETED
 
 
+_SCHEDULED = frozenset(
+    {TaskStatus.RUNNING, TaskStatus.BOUND, TaskStatus.FAILED, TaskStatus.SUCCEEDED}
+)
+
+
+def releasing_holds_gang(job: JobInfo) -> bool:
+    """Volcano's ``shouldSkipUnschedulableForReleasing``: a job below its gang only because
+    some of its scheduled pods are terminating (they still hold their node and gang slot) and
+    with nothing left to schedule gets no Unschedulable condition; a pending or pipelined
+    replacement keeps the condition, so the work still to do stays visible."""
+    counts = job.counts
+    if not counts[TaskStatus.RELEASING] or counts[TaskStatus.PENDING]:
+        return False
+    if counts[TaskStatus.PIPELINED]:
+        return False
+    releasing = sum(
+        1 for t in job.tasks.values() if t.status is TaskStatus.RELEASING and t.pod.spec.nodeName
+    )
+    if not releasing:
+        return False
+    scheduled = sum(counts[s] for s in _SCHEDULED)
+    return scheduled + releasing >= job.min_available
+
+
 def fit_error(job: JobInfo) -> str:
     """Volcano's ``JobInfo.FitError``: the readiness, a histogram of task statuses with
     minAvailable, the pending tasks' reasons, and the first task's node fit errors."""

@@ -47,6 +47,8 @@ QueueTasksCheck = Callable[[QueueInfo, Sequence[TaskInfo]], Status | None]
 # (preemptor, candidates) -> (victims, vote): vote ABSTAIN means "no opinion".
 VictimFn = Callable[[TaskInfo, Sequence[TaskInfo]], tuple[list[TaskInfo], int]]
 TaskEvent = Callable[[TaskInfo], None]
+# Volcano's ``VictimTasksFn``: tasks to evict now, whoever wants their room (shuffle action).
+VictimTasksFn = Callable[[Sequence[TaskInfo]], list[TaskInfo]]
 
 
 class EvictionKind(enum.Enum):

@@ -69,6 +69,7 @@ class ExtensionPoints:
         # Capacity's VictimQueueOrderFn: a key per (victim queue, preemptor queue), smaller
         # evicted first; no switch either.
         self.victim_queue_order = ExtensionPoint[ext.VictimQueueKey]("victim_queue_order", None)
+        self.victim_tasks = ExtensionPoint[ext.VictimTasksFn]("victim_tasks", "enabledVictim")
         self.static_predicate = ExtensionPoint[ext.StaticPredicate](
             "static_predicate", "enablePredicate"
         )

@@ -218,6 +218,18 @@ class Session:
 
         return sorted(victims, key=functools.cmp_to_key(compare))
 
+    def victim_tasks(self, tasks: Sequence[TaskInfo]) -> list[TaskInfo]:
+        """Volcano's ``VictimTasks``: the union of a tier's answers (each task once); the
+        first tier naming any victim decides."""
+        for tier in self.points.victim_tasks.tiers:
+            victims: dict[str, TaskInfo] = {}
+            for fn in tier:
+                for task in fn(tasks):
+                    victims.setdefault(task.key, task)
+            if victims:
+                return list(victims.values())
+        return []
+
     # -- state changes (used by Statement) ----------------------------------------------
     @staticmethod
     def _fire(point: ExtensionPoint[ext.TaskEvent], task: TaskInfo) -> None:

@@ -19,19 +19,25 @@ NAME = "binpack"
 RESOURCES_PREFIX = "binpack.resources."
 
 
+def _resource_weight(args: Arguments, key: str) -> int:
+    """A per-resource weight; Volcano's ``calculateWeight`` turns a negative one into 1."""
+    weight = args.integer(key, 1)
+    return 1 if weight < 0 else weight
+
+
 class BinpackPlugin(BasePlugin):
     name = NAME
 
     def __init__(self, args: Arguments) -> None:
         self.weight = args.integer("binpack.weight", 1)
         self.resource_weights = {
-            CPU: args.integer("binpack.cpu", 1),
-            MEMORY: args.integer("binpack.memory", 1),
+            CPU: _resource_weight(args, "binpack.cpu"),
+            MEMORY: _resource_weight(args, "binpack.memory"),
         }
         extra = args.text("binpack.resources", "")
         for name in (n.strip() for n in extra.split(",")):
-            if name:
-                self.resource_weights[name] = args.integer(RESOURCES_PREFIX + name, 1)
+            if name and name not in (CPU, MEMORY):
+                self.resource_weights[name] = _resource_weight(args, RESOURCES_PREFIX + name)
         for key in args.raw:
             if key.startswith(RESOURCES_PREFIX) and key[len(RESOURCES_PREFIX) :] not in (
                 self.resource_weights
@@ -57,8 +63,8 @@ class BinpackPlugin(BasePlugin):
             if request[col] == 0:
                 continue
             final = used[col] + request[col]
-            overflow = overflow or final > alloc[col]
             if alloc[col] > 0:
+                overflow = overflow or final > alloc[col]
                 score += final * float(weight) / float(alloc[col])
             weight_sum += weight
         if weight_sum:
@@ -77,7 +83,9 @@ class BinpackPlugin(BasePlugin):
                 continue
             capacity = alloc[:, col].astype(np.float64)
             final = used[:, col] + request
-            overflow |= final > alloc[:, col]
+            # A node without the resource scores 0 for it but is no overflow (Volcano's
+            # ResourceBinPackingScore checks the capacity first); predicates reject it anyway.
+            overflow |= (final > alloc[:, col]) & (capacity > 0)
             score += np.divide(
                 final * float(weight), capacity, out=np.zeros_like(capacity), where=capacity > 0
             )

@@ -1,15 +1,20 @@
 """drf: dominant resource fairness between jobs — the job with the smallest dominant share
-goes first, and a task may preempt only to even out dominant shares."""
+goes first, and a task may preempt only to even out dominant shares.
+
+With ``enableHierarchy`` the plugin also orders queues and picks reclaim victims by
+hierarchical DRF over the queues' ``volcano.sh/hierarchy`` paths (see ``hdrf``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from services.scheduler.api import JobInfo, TaskInfo
-from services.scheduler.api.resources import FloatVec, share
+from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
+from services.scheduler.api.resources import share
 from services.scheduler.framework.extension import PERMIT
 from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.hdrf import Attr, Tree
 from services.scheduler.plugins.quota import job_allocated, total_resource
 
 if TYPE_CHECKING:
@@ -24,48 +29,122 @@ class DrfPlugin(BasePlugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
-        self.total = total_resource(ssn)
-        self.dims = tuple(i for i in ssn.space.quota_dims if self.total[i] > 0)
-        self.allocated: dict[str, FloatVec] = {}
-        self.shares: dict[str, float] = {}
+        total = total_resource(ssn)
+        self.dims = tuple(i for i in ssn.space.quota_dims if total[i] > 0)
+        self.total = total
+        option = next((o for tier in ssn.tiers for o in tier if o.name == NAME), None)
+        self.tree = (
+            Tree(total, self.dims)
+            if option is not None and option.enabled("enableHierarchy")
+            else None
+        )
+        self.attrs: dict[str, Attr] = {}
         for job in ssn.jobs.values():
             allocated = job_allocated(job)
-            self.allocated[job.key] = allocated if len(allocated) else ssn.space.zeros()
-            self.shares[job.key] = self._share(self.allocated[job.key])
+            attr = Attr(allocated if len(allocated) else ssn.space.zeros())
+            attr.share = self._share(attr)
+            self.attrs[job.key] = attr
+            queue = ssn.queues.get(job.queue)
+            if self.tree is not None and queue is not None:
+                self.tree.allocated += attr.allocated
+                self.tree.update(job, attr, queue)
         ssn.points.job_order.add(NAME, self.job_key)
         ssn.points.preemptable.add(NAME, self.preemptable)
+        if self.tree is not None:
+            ssn.points.queue_order.add(NAME, self.tree.queue_key)
+            ssn.points.reclaimable.add(NAME, self.reclaimable)
         ssn.points.on_allocate.add(NAME, self.on_allocate)
         ssn.points.on_deallocate.add(NAME, self.on_deallocate)
 
-    def _share(self, allocated: FloatVec) -> float:
-        return share(allocated, self.total, self.dims)
+    def _share(self, attr: Attr) -> float:
+        return share(attr.allocated, self.total, self.dims)
 
     def job_key(self, job: JobInfo) -> float:
-        return self.shares.get(job.key, 0.0)
+        attr = self.attrs.get(job.key)
+        return attr.share if attr is not None else 0.0
 
     def preemptable(
         self, preemptor: TaskInfo, candidates: Sequence[TaskInfo]
     ) -> tuple[list[TaskInfo], int]:
-        mine = self._share(self.allocated[preemptor.job] + preemptor.qreq)
-        left: dict[str, FloatVec] = {}
+        mine = share(self.attrs[preemptor.job].allocated + preemptor.qreq, self.total, self.dims)
+        left: dict[str, Attr] = {}
         victims = []
         for task in candidates:
-            allocated = left.setdefault(task.job, self.allocated[task.job].copy())
-            allocated -= task.qreq
-            theirs = self._share(allocated)
+            attr = left.setdefault(task.job, self.attrs[task.job].copy())
+            attr.allocated -= task.qreq
+            theirs = self._share(attr)
             if mine < theirs or abs(mine - theirs) <= SHARE_DELTA:
                 victims.append(task)
         return victims, PERMIT
 
+    def reclaimable(
+        self, reclaimer: TaskInfo, candidates: Sequence[TaskInfo]
+    ) -> tuple[list[TaskInfo], int]:
+        """hdrf's victims: tasks whose queue would still sort after the reclaimer's queue
+        once the reclaimer holds its task and the victim has lost its own."""
+        assert self.tree is not None
+        left_job = self.ssn.jobs.get(reclaimer.job)
+        left_queue = self.ssn.queues.get(left_job.queue) if left_job is not None else None
+        if left_job is None or left_queue is None:
+            return [], PERMIT
+        tree = self.tree.clone()
+        mine = self.attrs[left_job.key].copy()
+        mine.allocated += reclaimer.qreq
+        tree.allocated += reclaimer.qreq
+        mine.share = self._share(mine)
+        tree.update(left_job, mine, left_queue)
+        victims = []
+        for task in candidates:
+            job = self.ssn.jobs.get(task.job)
+            queue = self.ssn.queues.get(job.queue) if job is not None else None
+            if job is None or queue is None:
+                continue
+            if self._behind(tree, job, queue, task, left_queue):
+                victims.append(task)
+        return victims, PERMIT
+
+    def _behind(
+        self, tree: Tree, job: JobInfo, queue: QueueInfo, task: TaskInfo, reclaimer: QueueInfo
+    ) -> bool:
+        """Would ``reclaimer`` sort before ``queue`` once ``task`` is gone? (tree restored)"""
+        theirs = self.attrs[job.key].copy()
+        tree.allocated -= task.qreq
+        theirs.allocated -= task.qreq
+        theirs.share = self._share(theirs)
+        tree.update(job, theirs, queue)
+        before = tree.queue_key(reclaimer) < tree.queue_key(queue)
+        tree.allocated += task.qreq
+        theirs.allocated += task.qreq
+        theirs.share = self._share(theirs)
+        tree.update(job, theirs, queue)
+        return before
+
     def on_allocate(self, task: TaskInfo) -> None:
-        allocated = self.allocated[task.job]
-        allocated += task.qreq
-        self.shares[task.job] = self._share(allocated)
+        attr = self.attrs.get(task.job)
+        if attr is None:
+            return
+        attr.allocated += task.qreq
+        attr.share = share(attr.allocated, self.total, self.dims)
+        if self.tree is not None:
+            self.tree.allocated += task.qreq
+            self._update_tree(task, attr)
 
     def on_deallocate(self, task: TaskInfo) -> None:
-        allocated = self.allocated[task.job]
-        allocated -= task.qreq
-        self.shares[task.job] = self._share(allocated)
+        attr = self.attrs.get(task.job)
+        if attr is None:
+            return
+        attr.allocated -= task.qreq
+        attr.share = share(attr.allocated, self.total, self.dims)
+        if self.tree is not None:
+            self.tree.allocated -= task.qreq
+            self._update_tree(task, attr)
+
+    def _update_tree(self, task: TaskInfo, attr: Attr) -> None:
+        assert self.tree is not None
+        job = self.ssn.jobs.get(task.job)
+        queue = self.ssn.queues.get(job.queue) if job is not None else None
+        if job is not None and queue is not None:
+            self.tree.update(job, attr, queue)
 
 
 def new(arguments: dict[str, Any]) -> DrfPlugin:

@@ -16,6 +16,7 @@ from services.scheduler.framework.closing import (
     SCHEDULED,
     UNSCHEDULABLE,
     finished,
+    releasing_holds_gang,
     unschedulable_message,
 )
 from services.scheduler.framework.extension import PERMIT, EvictionContext, Verdict
@@ -133,7 +134,10 @@ class GangPlugin(BasePlugin):
             # yet has nothing to explain, unless another plugin held it back (why pending).
             if finished(job) or (not job.tasks and all(p == NAME for p in job.reasons)):
                 continue
-            if _ready(job):
+            ready = _ready(job)
+            if not ready and releasing_holds_gang(job):
+                continue
+            if ready:
                 ssn.set_condition(
                     job,
                     SCHEDULED,

@@ -9,7 +9,7 @@ import numpy as np
 
 from services.scheduler.api import JobInfo
 from services.scheduler.api.job import INQUEUE, RUNNING
-from services.scheduler.api.resources import less_equal
+from services.scheduler.api.resources import less_equal_in
 from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
 from services.scheduler.plugins.base import Arguments, BasePlugin
@@ -42,7 +42,10 @@ class OvercommitPlugin(BasePlugin):
                 continue
             if job.phase == INQUEUE:
                 self.inqueue += minimum
-            elif job.phase == RUNNING and job.allocated_task_num() < job.min_available:
+            elif job.phase == RUNNING and job.allocated_task_num() >= job.min_available:
+                # ``util.GetInqueueResource``: what minResources reserves beyond what the
+                # running gang holds. A job below its gang (a finished Spark driver) reserves
+                # nothing, as upstream.
                 allocated = job_allocated(job)
                 self.inqueue += np.maximum(minimum - allocated, 0) if len(allocated) else minimum
         ssn.points.job_enqueueable.add(NAME, self.enqueueable)
@@ -51,7 +54,10 @@ class OvercommitPlugin(BasePlugin):
     def enqueueable(self, job: JobInfo) -> Verdict:
         if job.min_resources is None:
             return PERMIT
-        if less_equal(self.inqueue + job.min_resources, self.idle):
+        # Only the dimensions the job asks for are compared (``LessEqualWithDimension``), so
+        # a resource overused by running pods does not block a job that does not need it.
+        wanted = job.min_resources > 0
+        if less_equal_in(self.inqueue + job.min_resources, self.idle, wanted):
             return PERMIT
         space = self.ssn.space
         return Status(

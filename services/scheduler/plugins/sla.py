@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 NAME = "sla"
 JOB_WAITING_TIME = "sla-waiting-time"
+# Go's zero ``time.Time`` (0001-01-01T00:00:00Z) as a Unix time.
+GO_ZERO_TIME = -62135596800.0
 
 
 def _positive(value: str) -> float | None:
@@ -45,8 +47,10 @@ class SlaPlugin(BasePlugin):
 
     @staticmethod
     def _created(job: JobInfo) -> float:
-        # An unset creation time is Go's zero time: long past any deadline.
-        return parse_rfc3339(job.created) or float("-inf")
+        # An unset creation time is Go's zero time: long past any deadline, yet a real instant,
+        # so two such jobs still order by their waiting times.
+        created = parse_rfc3339(job.created)
+        return GO_ZERO_TIME if created is None else created
 
     def job_key(self, job: JobInfo) -> tuple[int, float]:
         """Jobs with a waiting time first, earliest deadline first."""

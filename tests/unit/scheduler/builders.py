@@ -9,10 +9,11 @@ import msgspec
 
 from services.scheduler.actions import default_actions
 from services.scheduler.conf import DEFAULT_CONF, parse_conf
+from services.scheduler.framework.session import Session
 from services.scheduler.plugins import default_plugins
 from services.scheduler.result import SessionResult
-from services.scheduler.runner import run_session
-from services.scheduler.snapshot import Snapshot
+from services.scheduler.runner import open_session, run_session
+from services.scheduler.snapshot import Snapshot, build_cluster
 from shared.models import Model, Node, Pod, PodGroup, PriorityClass, Queue
 
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
@@ -109,6 +110,14 @@ def schedule(objects: list[Model], conf: str | None = None) -> SessionResult:
     plugins, actions = default_plugins(), default_actions()
     parsed = parse_conf(conf or DEFAULT_CONF, plugins=plugins, actions=actions)
     return run_session(Snapshot.of(objects), parsed, NOW, plugins=plugins, actions=actions)
+
+
+def session(objects: list[Model], conf: str, now: datetime = NOW) -> Session:
+    """A session opened on ``objects`` with ``conf``'s plugins and nothing run yet: upstream's
+    ``RegisterSession``, for tests that call one extension point as the Go tests do."""
+    plugins, actions = default_plugins(), default_actions()
+    parsed = parse_conf(conf, plugins=plugins, actions=actions)
+    return open_session(build_cluster(Snapshot.of(objects)), parsed, now, plugins=plugins)
 
 
 def plugin_option(

@@ -91,7 +91,7 @@ def test_unknown_top_level_key_metrics_and_configurations() -> None:
         "configurations:\n"
         "- name: preempt\n"
         "  arguments: {enableTopologyAwarePreemption: true}\n"
-        "- name: shuffle\n"
+        "- name: elect\n"
         "  arguments: {a: 1}\n"
         "metrics: {address: 'http://prometheus:9090', interval: 30s}\n"
         "action: allocate\n"
@@ -101,7 +101,7 @@ def test_unknown_top_level_key_metrics_and_configurations() -> None:
     assert any(
         "unknown key 'action' is ignored (did you mean 'actions'?)" in w for w in conf.warnings
     )
-    assert any("no action 'shuffle'" in w for w in conf.warnings)
+    assert any("no action 'elect'" in w for w in conf.warnings)
 
 
 def test_unknown_plugin_lists_what_shoal_supports() -> None:
