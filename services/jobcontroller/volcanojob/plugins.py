@@ -291,8 +291,18 @@ def ssh_plugin(args: list[str]) -> SshPlugin:
     )
 
 
+# Volcano's plugin registry (``plugins/factory.go``). Shoal implements env, svc and ssh; the
+# distributed-framework plugins are accepted and do nothing here (see docs/compatibility.md).
+VOLCANO_PLUGINS = ("ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray")
+
+
+def unknown_plugins(configured: Mapping[str, list[str]]) -> list[str]:
+    """Plugin names Volcano has no builder for, in name order (``failed to get plugin``)."""
+    return sorted(name for name in configured if name not in VOLCANO_PLUGINS)
+
+
 def build_plugins(configured: Mapping[str, list[str]]) -> list[Plugin]:
-    """The plugins a job enables, in name order; unknown plugin names are ignored."""
+    """The plugins a job enables that Shoal implements, in name order."""
     plugins: list[Plugin] = []
     for name in sorted(configured):
         args = list(configured[name] or [])
