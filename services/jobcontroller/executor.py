@@ -41,7 +41,7 @@ from shared.kube.recording import EventRecorder
 from shared.models import Json, Model
 
 # Kinds the watcher never mirrors: read before deleting to check ownership.
-_UNMIRRORED_KINDS = frozenset({"Secret"})
+_UNMIRRORED_KINDS = frozenset({"Secret", "NetworkPolicy"})
 _TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
 _API_VERSION_OF_KIND = {
     "Pod": "v1",
@@ -50,6 +50,7 @@ _API_VERSION_OF_KIND = {
     "Command": "bus.volcano.sh/v1alpha1",
     "ConfigMap": "v1",
     "Secret": "v1",
+    "NetworkPolicy": "networking.k8s.io/v1",
     "Workload": "kueue.x-k8s.io/v1beta1",
 }
 
@@ -275,12 +276,13 @@ class ActionExecutor:
     async def _owned_uid(self, job_obj: Json, kind: str, key: str, outcome: Outcome) -> str | None:
         """The uid of ``key`` when the synced job is its controller owner; None when it is gone
         or belongs to someone else (then it is left alone, with a Warning Event). Objects the
-        watcher does not mirror (Secrets) are read first, so a name clash — a user's own
-        ``<job>-ssh`` Secret — is never deleted; the uid precondition covers a replacement
-        between the read and the delete."""
+        watcher does not mirror (Secrets, NetworkPolicies) are read first, so a name clash — a
+        user's own ``<job>-ssh`` Secret or ``<job>`` NetworkPolicy — is never deleted; the uid
+        precondition covers a replacement between the read and the delete."""
         namespace, name = split_key(key)
         try:
-            current = await self._kube.get(resource_for("v1", kind), name, namespace)
+            rt = resource_for(_API_VERSION_OF_KIND[kind], kind)
+            current = await self._kube.get(rt, name, namespace)
         except CALL_ERRORS as exc:
             if not (isinstance(exc, ApiError) and exc.status == 404):
                 outcome.errors.append(exc)

@@ -180,6 +180,22 @@ def _service(obj: Obj, uid: str) -> None:
     obj["status"] = {"loadBalancer": {}}
 
 
+def _network_policy(obj: Obj, uid: str) -> None:
+    """``SetDefaults_NetworkPolicy`` and ``SetDefaults_NetworkPolicyPort``: policyTypes
+    Ingress (and Egress with egress rules) when unset, port protocol TCP."""
+    spec = obj.setdefault("spec", {})
+    if not spec.get("policyTypes"):
+        types = ["Ingress"]
+        if spec.get("egress"):
+            types.append("Egress")
+        spec["policyTypes"] = types
+    for direction in ("ingress", "egress"):
+        for rule in spec.get(direction) or []:
+            for port in (rule.get("ports") or []) if isinstance(rule, dict) else []:
+                if isinstance(port, dict):
+                    port.setdefault("protocol", "TCP")
+
+
 _BY_KIND = {
     ("v1", "Pod"): _pod,
     ("batch/v1", "Job"): _batch_job,
@@ -188,6 +204,7 @@ _BY_KIND = {
     ("scheduling.volcano.sh/v1beta1", "Queue"): _queue,
     ("v1", "Namespace"): _namespace,
     ("v1", "Service"): _service,
+    ("networking.k8s.io/v1", "NetworkPolicy"): _network_policy,
 }
 
 

@@ -54,6 +54,7 @@ BUILTINS: tuple[ResourceType, ...] = (
     _r("", "v1", "Binding", "bindings", True, create_only=True),
     _r("coordination.k8s.io", "v1", "Lease", "leases", True),
     _r("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, (), ("pc",)),
+    _r("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, (), ("netpol",)),
     _r("batch", "v1", "Job", "jobs", True, ("status",), default_propagation="Orphan"),
 )
 

@@ -1,8 +1,9 @@
 """``meta.k8s.io/v1`` Table output, which kubectl asks for when it prints (``kubectl get``).
 
 Built-in kinds get the columns of Kubernetes' printers (pkg/printers/internalversion/printers.go:
-pods, nodes, batch Jobs); custom resources get their CRD's additionalPrinterColumns, evaluated
-as the apiextensions server's table convertor does (Name first; ``Age`` when a CRD has none).
+pods, nodes, batch Jobs, NetworkPolicies); custom resources get their CRD's
+additionalPrinterColumns, evaluated as the apiextensions server's table convertor does (Name
+first; ``Age`` when a CRD has none).
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ _NODES = [
     _column("Roles"),
     _column("Age"),
     _column("Version"),
+]
+_NETWORK_POLICIES = [
+    _NAME,
+    _column(
+        "Pod-Selector",
+        description="Selects the pods to which this NetworkPolicy object applies. ...",
+    ),
+    _column("Age"),
 ]
 
 
@@ -167,6 +176,22 @@ def _job_cells(job: Obj, created: str, now: float) -> list[Any]:
     ]
 
 
+def format_label_selector(selector: Obj | None) -> str:
+    """``metav1.FormatLabelSelector``: requirements sorted by key, ``<none>`` when empty."""
+    selector = selector or {}
+    parts = [(k, f"{k}={v}") for k, v in (selector.get("matchLabels") or {}).items()]
+    for expr in selector.get("matchExpressions") or []:
+        key, op, values = expr.get("key", ""), expr.get("operator", ""), expr.get("values") or []
+        if op == "Exists":
+            parts.append((key, key))
+        elif op == "DoesNotExist":
+            parts.append((key, f"!{key}"))
+        else:
+            word = "in" if op == "In" else "notin"
+            parts.append((key, f"{key} {word} ({','.join(sorted(values))})"))
+    return ",".join(text for _, text in sorted(parts)) or "<none>"
+
+
 def _printed(column: Obj, obj: Obj, now: float) -> Any:
     """One custom column's cell, typed as the table convertor's ``cellForJSONValue``."""
     try:
@@ -215,6 +240,9 @@ def _cells(rtype: ResourceType, obj: Obj, now: float) -> list[Any]:
             status.get("podIP", "<none>"),
             obj.get("spec", {}).get("nodeName", "<none>"),
         ]
+    if rtype.kind == "NetworkPolicy" and rtype.group == "networking.k8s.io":
+        selector = (obj.get("spec") or {}).get("podSelector")
+        return [meta["name"], format_label_selector(selector), created]
     if rtype.kind == "Node" and not rtype.group:
         version = ((obj.get("status") or {}).get("nodeInfo") or {}).get("kubeletVersion", "")
         return [meta["name"], _node_status(obj), _node_roles(obj), created, version]
@@ -243,6 +271,8 @@ def columns(rtype: ResourceType) -> list[Obj]:
         return _PODS
     if not rtype.group and rtype.kind == "Node":
         return _NODES
+    if rtype.group == "networking.k8s.io" and rtype.kind == "NetworkPolicy":
+        return _NETWORK_POLICIES
     return _DEFAULT
 
 

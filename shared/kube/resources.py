@@ -45,6 +45,7 @@ _ALL = (
     _rt("", "v1", "Namespace", "namespaces", namespaced=False),
     _rt("coordination.k8s.io", "v1", "Lease", "leases"),
     _rt("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False),
+    _rt("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies"),
     _rt("batch", "v1", "Job", "jobs"),
     _rt("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
     _rt("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False),

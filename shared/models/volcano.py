@@ -93,6 +93,7 @@ class TaskSpec(Model):
     policies: list[LifecyclePolicy] = []
     maxRetry: int | None = None
     dependsOn: Json | None = None
+    partitionPolicy: Json | None = None
 
 
 class VolcanoJobSpec(Model):

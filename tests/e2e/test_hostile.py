@@ -271,9 +271,7 @@ async def test_a_state_topic_deleted_under_the_services_is_survived(
         return all(rebuilt) and all((await readiness(stack)).values())
 
     await eventually(everyone_rebuilt, timeout=60, what="every service to rebuild and be ready")
-    RECOVERY[f"topic {topic} deleted: every service rebuilt and ready"] = (
-        time.monotonic() - started
-    )
+    RECOVERY[f"topic {topic} deleted: every service rebuilt and ready"] = time.monotonic() - started
     assert log_lines(stack, "jobcontroller", "declaring the log lost")
     await run_normal_job(kube, observer, namespace, "after-topic-rebuild")
     assert all(s.alive() for s in stack.services.values()), "no service died of the loss"

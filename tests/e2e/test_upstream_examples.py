@@ -112,6 +112,14 @@ EXAMPLES = [
         {"mpimaster": _a("2s")},
         {"phase": "Completed"},
     ),
+    # The workers finish; their TaskCompleted policy completes the job (the ps is killed).
+    Example(
+        "volcano/examples/tf-dist-mnist-example.yaml",
+        {"worker": _a("2s")},
+        {"phase": "Completed"},
+    ),
+    # The ray plugin is Volcano's, accepted (not implemented in Shoal); the cluster runs.
+    Example("volcano/examples/ray-example.yaml", {}, {"phase": "Running", "running": 3}),
     Example(
         "training-operator/simple.yaml",
         {"Master": _a("2s"), "Worker": _a("2s")},

@@ -130,7 +130,7 @@ def min_resources(job: JobView) -> Resources:
 def podgroup_spec(job: JobView) -> Json:
     spec: Json = {
         "minMember": job.min_available,
-        "minTaskMember": {task.name: task.min_available for task in job.tasks},
+        "minTaskMember": {task.name: task.min_task_member for task in job.tasks},
         "queue": job.queue,
         "minResources": min_resources(job).to_list(),
     }

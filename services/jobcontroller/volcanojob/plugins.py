@@ -5,6 +5,7 @@ Each plugin has the hooks of Volcano's ``PluginInterface`` that matter to a pure
 status' ``controlledResources`` records ``plugin-<name>`` so they are not created twice), and
 ``on_job_delete`` names the objects to delete when the job is killed. Plugins run in name order
 (Volcano iterates a Go map, so its order is arbitrary; sorting makes ours reproducible).
+Arguments are read with Go's flag syntax (``goflags``), as each plugin's ``addFlags``.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from services.jobcontroller.volcanojob.goflags import FlagKind, Value, parse_flags
 from services.jobcontroller.volcanojob.spec import JobView, Task
 from shared.kube.keys import namespaced_key
 from shared.models import Json
 
 SVC_MOUNT_PATH = "/etc/volcano"
 SSH_DEFAULT_PATH = "/root/.ssh"
+SSH_DEFAULT_PORT = 22
 SSH_RELATIVE_PATH = ".ssh"
 SSH_KEYS = ("id_rsa", "id_rsa.pub", "authorized_keys", "config")
 # The shell fills in a fresh key pair: key generation is randomness a pure core must not hold.
@@ -51,14 +54,19 @@ def _add_volume(pod: Json, volume: Json, mount: Json) -> None:
         container["volumeMounts"] = [*container.get("volumeMounts", []), dict(mount)]
 
 
-def _hosts(job: JobView, task: Task) -> list[str]:
-    """``hostname.subdomain`` of every pod of ``task``; one entry if the template pins a name."""
+def _host_names(job: JobView, task: Task) -> list[tuple[str, str]]:
+    """``(hostname, subdomain)`` of every pod of ``task``; one entry if the template pins a
+    hostname (``GenerateHosts``, ``generateSSHConfig``)."""
     spec = task.pod_spec()
     fixed_host = spec.get("hostname") or ""
     subdomain = spec.get("subdomain") or job.name
     if fixed_host:
-        return [f"{fixed_host}.{subdomain}"]
-    return [f"{job.name}-{task.name}-{i}.{subdomain}" for i in range(task.replicas)]
+        return [(fixed_host, subdomain)] if task.replicas > 0 else []
+    return [(f"{job.name}-{task.name}-{i}", subdomain) for i in range(task.replicas)]
+
+
+def _hosts(job: JobView, task: Task) -> list[str]:
+    return [f"{host}.{subdomain}" for host, subdomain in _host_names(job, task)]
 
 
 def _env_key(task: Task) -> str:
@@ -69,6 +77,12 @@ def _meta(job: JobView, name: str) -> Json:
     return {"name": name, "namespace": job.namespace, "ownerReferences": [job.owner_reference()]}
 
 
+def _pod_index(pod: Json) -> str:
+    """``GetPodIndexUnderTask``: the last ``-`` field of the pod's name."""
+    fields = str(pod["metadata"]["name"]).split("-")
+    return fields[-1] if len(fields) >= 3 else ""
+
+
 @dataclass(frozen=True, slots=True)
 class EnvPlugin:
     """``VK_TASK_INDEX`` / ``VC_TASK_INDEX``: the pod's index within its task."""
@@ -76,7 +90,7 @@ class EnvPlugin:
     NAME = "env"
 
     def on_pod_create(self, job: JobView, task: Task, index: int, pod: Json) -> None:
-        value = str(index)
+        value = _pod_index(pod)
         _add_env(
             pod,
             [{"name": "VK_TASK_INDEX", "value": value}, {"name": "VC_TASK_INDEX", "value": value}],
@@ -89,28 +103,39 @@ class EnvPlugin:
         return []
 
 
+def _job_selector(job: JobView) -> dict[str, str]:
+    return {"volcano.sh/job-name": job.name, "volcano.sh/job-namespace": job.namespace}
+
+
 @dataclass(frozen=True, slots=True)
 class SvcPlugin:
-    """A headless Service ``<job>``, stable pod DNS names and the hosts of every task."""
+    """A headless Service ``<job>``, stable pod DNS names, the hosts of every task in the
+    ConfigMap ``<job>-svc``, and a NetworkPolicy ``<job>`` that lets only the job's own pods
+    reach them (unless ``--disable-network-policy``)."""
 
     NAME = "svc"
     publish_not_ready_addresses: bool = False
+    disable_network_policy: bool = False
+    inject_hosts_env: bool = True
 
     def config_map_name(self, job: JobView) -> str:
         return f"{job.name}-svc"
 
     def on_pod_create(self, job: JobView, task: Task, index: int, pod: Json) -> None:
         spec = pod["spec"]
-        spec.setdefault("hostname", pod["metadata"]["name"])
-        spec.setdefault("subdomain", job.name)
+        if not spec.get("hostname"):
+            spec["hostname"] = pod["metadata"]["name"]
+        if not spec.get("subdomain"):
+            spec["subdomain"] = job.name
         cm_name = self.config_map_name(job)
-        env: list[Json] = []
-        for each in job.tasks:
-            key = _env_key(each).upper()
-            for name in (f"VC_{key}_HOSTS", f"VC_{key}_NUM"):
-                ref = {"configMapKeyRef": {"name": cm_name, "key": name}}
-                env.append({"name": name, "valueFrom": ref})
-        _add_env(pod, env)
+        if self.inject_hosts_env:
+            env: list[Json] = []
+            for each in job.tasks:
+                key = _env_key(each).upper()
+                for name in (f"VC_{key}_HOSTS", f"VC_{key}_NUM"):
+                    ref = {"configMapKeyRef": {"name": cm_name, "key": name}}
+                    env.append({"name": name, "valueFrom": ref})
+            _add_env(pod, env)
         volume = {"name": cm_name, "configMap": {"name": cm_name}}
         _add_volume(pod, volume, {"name": cm_name, "mountPath": SVC_MOUNT_PATH})
 
@@ -124,6 +149,19 @@ class SvcPlugin:
             data[f"VC_{key.upper()}_NUM"] = str(len(hosts))
         return data
 
+    def network_policy(self, job: JobView) -> Json:
+        """``createNetworkPolicyIfNotExist``: ingress to the job's pods only from its pods."""
+        return {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "NetworkPolicy",
+            "metadata": _meta(job, job.name),
+            "spec": {
+                "podSelector": {"matchLabels": _job_selector(job)},
+                "ingress": [{"from": [{"podSelector": {"matchLabels": _job_selector(job)}}]}],
+                "policyTypes": ["Ingress"],
+            },
+        }
+
     def on_job_add(self, job: JobView) -> list[Json]:
         config_map = {
             "apiVersion": "v1",
@@ -131,14 +169,7 @@ class SvcPlugin:
             "metadata": _meta(job, self.config_map_name(job)),
             "data": self.hosts_data(job),
         }
-        selector = {"volcano.sh/job-name": job.name, "volcano.sh/job-namespace": job.namespace}
-        service_spec: Json = {
-            "clusterIP": "None",
-            "selector": selector,
-            "ports": [
-                {"name": "placeholder-volcano", "port": 1, "protocol": "TCP", "targetPort": 1}
-            ],
-        }
+        service_spec: Json = {"clusterIP": "None", "selector": _job_selector(job)}
         if self.publish_not_ready_addresses:
             service_spec["publishNotReadyAddresses"] = True
         service = {
@@ -147,21 +178,30 @@ class SvcPlugin:
             "metadata": _meta(job, job.name),
             "spec": service_spec,
         }
-        return [config_map, service]
+        if self.disable_network_policy:
+            return [config_map, service]
+        return [config_map, service, self.network_policy(job)]
 
     def on_job_delete(self, job: JobView) -> list[tuple[str, str]]:
-        return [
+        objects = [
             ("ConfigMap", namespaced_key(job.namespace, self.config_map_name(job))),
             ("Service", namespaced_key(job.namespace, job.name)),
         ]
+        if not self.disable_network_policy:
+            objects.append(("NetworkPolicy", namespaced_key(job.namespace, job.name)))
+        return objects
 
 
 @dataclass(frozen=True, slots=True)
 class SshPlugin:
-    """A Secret ``<job>-ssh`` (keys and an ssh config naming every pod), mounted in each pod."""
+    """A Secret ``<job>-ssh`` (keys and an ssh config naming every pod), mounted in each pod.
+    The keys are the user's (``--ssh-private-key``/``--ssh-public-key``) or a fresh pair."""
 
     NAME = "ssh"
     key_path: str = SSH_DEFAULT_PATH
+    private_key: str = ""
+    public_key: str = ""
+    port: int = SSH_DEFAULT_PORT
 
     def secret_name(self, job: JobView) -> str:
         return f"{job.name}-ssh"
@@ -169,31 +209,35 @@ class SshPlugin:
     def on_pod_create(self, job: JobView, task: Task, index: int, pod: Json) -> None:
         name = self.secret_name(job)
         items = [{"key": key, "path": f"{SSH_RELATIVE_PATH}/{key}"} for key in SSH_KEYS]
-        volume = {
-            "name": name,
-            "secret": {"secretName": name, "items": items, "defaultMode": 0o600},
-        }
+        # Keys outside root's home are made readable (0644) for a non-root user (mountRsaKey).
+        mode = 0o600 if self.key_path == SSH_DEFAULT_PATH else 0o644
+        volume = {"name": name, "secret": {"secretName": name, "items": items, "defaultMode": mode}}
         mount = {"name": name, "mountPath": self.key_path, "subPath": SSH_RELATIVE_PATH}
         _add_volume(pod, volume, mount)
 
     def ssh_config(self, job: JobView) -> str:
-        lines = ["StrictHostKeyChecking no", "UserKnownHostsFile /dev/null"]
+        """``generateSSHConfig``."""
+        config = "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
         for task in job.tasks:
-            for fqdn in _hosts(job, task):
-                host = fqdn.split(".", 1)[0]
-                lines += [f"Host {host}", f"  HostName {fqdn}"]
-        return "\n".join(lines) + "\n"
+            for host, subdomain in _host_names(job, task):
+                config += f"Host {host}\n  HostName {host}.{subdomain}\n  Port {self.port}\n"
+        return config
 
     def on_job_add(self, job: JobView) -> list[Json]:
         meta = _meta(job, self.secret_name(job))
-        meta["annotations"] = {SSH_KEYPAIR_ANNOTATION: "true"}
+        data = {"config": self.ssh_config(job)}
+        if self.private_key:
+            public = self.public_key
+            data |= {"id_rsa": self.private_key, "id_rsa.pub": public, "authorized_keys": public}
+        else:
+            meta["annotations"] = {SSH_KEYPAIR_ANNOTATION: "true"}
         return [
             {
                 "apiVersion": "v1",
                 "kind": "Secret",
                 "metadata": meta,
                 "type": "Opaque",
-                "stringData": {"config": self.ssh_config(job)},
+                "stringData": data,
             }
         ]
 
@@ -201,29 +245,73 @@ class SshPlugin:
         return [("Secret", namespaced_key(job.namespace, self.secret_name(job)))]
 
 
-def _flag(args: list[str], name: str) -> str | None:
-    """The value of ``--name=value`` / ``--name value``; ``"true"`` for a bare ``--name``."""
-    for i, arg in enumerate(args):
-        if arg == f"--{name}":
-            nxt = args[i + 1] if i + 1 < len(args) else ""
-            return "true" if not nxt or nxt.startswith("--") else nxt
-        if arg.startswith(f"--{name}="):
-            return arg.split("=", 1)[1]
-    return None
+_SVC_FLAGS: dict[str, FlagKind] = {
+    "publish-not-ready-addresses": "bool",
+    "disable-network-policy": "bool",
+    "inject-hosts-env": "bool",
+}
+_SSH_FLAGS: dict[str, FlagKind] = {
+    "ssh-key-file-path": "string",
+    "ssh-private-key": "string",
+    "ssh-public-key": "string",
+    "ssh-port": "int",
+}
+
+
+def svc_plugin(args: list[str]) -> SvcPlugin:
+    defaults: dict[str, Value] = {
+        "publish-not-ready-addresses": False,
+        "disable-network-policy": False,
+        "inject-hosts-env": True,
+    }
+    flags = parse_flags(args, _SVC_FLAGS, defaults)
+    return SvcPlugin(
+        publish_not_ready_addresses=bool(flags["publish-not-ready-addresses"]),
+        disable_network_policy=bool(flags["disable-network-policy"]),
+        inject_hosts_env=bool(flags["inject-hosts-env"]),
+    )
+
+
+def ssh_plugin(args: list[str]) -> SshPlugin:
+    defaults: dict[str, Value] = {
+        "ssh-key-file-path": SSH_DEFAULT_PATH,
+        "ssh-private-key": "",
+        "ssh-public-key": "",
+        "ssh-port": SSH_DEFAULT_PORT,
+    }
+    flags = parse_flags(args, _SSH_FLAGS, defaults)
+    port = int(flags["ssh-port"])
+    if not 0 < port <= 65535:
+        port = SSH_DEFAULT_PORT  # validateSSHPort
+    return SshPlugin(
+        key_path=str(flags["ssh-key-file-path"]),
+        private_key=str(flags["ssh-private-key"]),
+        public_key=str(flags["ssh-public-key"]),
+        port=port,
+    )
+
+
+# Volcano's plugin registry (``plugins/factory.go``). Shoal implements env, svc and ssh; the
+# distributed-framework plugins are accepted and do nothing here (see docs/compatibility.md).
+VOLCANO_PLUGINS = ("ssh", "env", "svc", "tensorflow", "mpi", "pytorch", "hcclrank", "ray")
+
+
+def unknown_plugins(configured: Mapping[str, list[str]]) -> list[str]:
+    """Plugin names Volcano has no builder for, in name order (``failed to get plugin``)."""
+    return sorted(name for name in configured if name not in VOLCANO_PLUGINS)
 
 
 def build_plugins(configured: Mapping[str, list[str]]) -> list[Plugin]:
-    """The plugins a job enables, in name order; unknown plugin names are ignored."""
+    """The plugins a job enables that Shoal implements, in name order."""
     plugins: list[Plugin] = []
     for name in sorted(configured):
-        args = configured[name]
+        args = list(configured[name] or [])
         if name == EnvPlugin.NAME:
             plugins.append(EnvPlugin())
         elif name == SvcPlugin.NAME:
-            publish = _flag(args, "publish-not-ready-addresses") in ("true", "True", "1")
-            plugins.append(SvcPlugin(publish_not_ready_addresses=publish))
+            plugins.append(svc_plugin(args))
         elif name == SshPlugin.NAME:
-            plugins.append(SshPlugin(key_path=_flag(args, "ssh-key-file-path") or SSH_DEFAULT_PATH))
+            plugins.append(ssh_plugin(args))
     return plugins
 
 

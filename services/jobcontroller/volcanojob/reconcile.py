@@ -17,7 +17,12 @@ import msgspec
 from services.jobcontroller.core import Actions, Observed, Patch, editable_copy
 from services.jobcontroller.volcanojob import states
 from services.jobcontroller.volcanojob.objects import build_pod, build_podgroup, podgroup_spec
-from services.jobcontroller.volcanojob.plugins import Plugin, build_plugins, controlled_key
+from services.jobcontroller.volcanojob.plugins import (
+    Plugin,
+    build_plugins,
+    controlled_key,
+    unknown_plugins,
+)
 from services.jobcontroller.volcanojob.policies import SYNC_JOB, decide, derive_events, pods_by_task
 from services.jobcontroller.volcanojob.spec import JobView, Task, job_view
 from shared.kube.keys import namespaced_key
@@ -52,9 +57,7 @@ def reconcile(job: VolcanoJob, observed: Observed, now: float) -> Actions:
         job=view,
         status=editable_copy(job.status),
         pods=[pod for pod in observed.pods if _owned(pod, view)],
-        podgroup=next(
-            (pg for pg in observed.podgroups if pg.metadata.name == view.podgroup_name), None
-        ),
+        podgroup=_podgroup(view, observed.podgroups),
         plugins=build_plugins(view.plugins),
         now=now,
         may_act=observed.expectations_satisfied,
@@ -65,14 +68,21 @@ def reconcile(job: VolcanoJob, observed: Observed, now: float) -> Actions:
     phase = sync.status.state.phase
     live = any(pod.metadata.deletionTimestamp is None for pod in sync.pods)
     step = states.step_for(phase, action, has_live_pods=live)
-    target = _target_task(sync, action)
     if step.mode == "sync":
         _sync_pods(sync, step.update, initiating=phase == states.PENDING)
     else:
-        _kill(sync, step.retain, step.update, task=target if step.mode == "kill_task" else None)
+        target = _target(sync, action) if step.mode == "kill_task" else None
+        _kill(sync, step.retain, step.update, target=target)
     _after_finish(sync)
     sync.actions.status = sync.status
     return sync.actions
+
+
+def _podgroup(job: JobView, podgroups: list[PodGroup]) -> PodGroup | None:
+    """``getPodGroupByJob``: ``<job>-<uid>``, else a PodGroup named as the job (Volcano < 1.5
+    named them so; such a PodGroup is still updated and deleted with its job)."""
+    by_name = {pg.metadata.name: pg for pg in podgroups}
+    return by_name.get(job.podgroup_name) or by_name.get(job.name)
 
 
 def _owned(pod: Pod, job: JobView) -> bool:
@@ -94,9 +104,11 @@ def _initiate(sync: _Sync) -> None:
 def _transitioned(sync: _Sync) -> None:
     stamp = format_rfc3339(sync.now)
     sync.status.state.lastTransitionTime = stamp
+    phase = sync.status.state.phase
+    # appendJobCondition: one condition per phase, the latest last.
     sync.status.conditions = [
-        *sync.status.conditions,
-        JobCondition(status=sync.status.state.phase, lastTransitionTime=stamp),
+        *(c for c in sync.status.conditions if c.status != phase),
+        JobCondition(status=phase, lastTransitionTime=stamp),
     ]
 
 
@@ -150,13 +162,23 @@ def _announce(sync: _Sync, action: str) -> str:
     return action
 
 
-def _target_task(sync: _Sync, action: str) -> str | None:
-    """The task a ``RestartTask`` policy fired for (derived again: the decision is pure)."""
-    if action != "RestartTask":
-        return None
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """What a targeted kill deletes (``state.Target``): a task's pods, or one pod of it."""
+
+    task: str
+    pod: str | None = None
+
+
+def _target(sync: _Sync, action: str) -> _Target:
+    """The task (``RestartTask``) or pod (``RestartPod``) the policy fired for (derived again:
+    the decision is pure). None found, as for such a Command: a target that matches no pod."""
     events = derive_events(sync.job, pods_by_task(sync.pods), sync.status.version, None)
     decision = decide(sync.job, events, sync.now)
-    return decision.trigger.task if decision.trigger is not None else None
+    trigger = decision.trigger
+    if trigger is None:
+        return _Target(task="")
+    return _Target(task=trigger.task, pod=trigger.pod if action == "RestartPod" else None)
 
 
 def _requeue(sync: _Sync, after: float) -> None:
@@ -212,10 +234,18 @@ def _apply_update(sync: _Sync, update: states.UpdateFn | None) -> bool:
 
 
 def _sync_pods(sync: _Sync, update: states.UpdateFn | None, *, initiating: bool) -> None:
+    unknown = unknown_plugins(sync.job.plugins)
+    if unknown:
+        # pluginOnJobAdd / pluginOnJobUpdate fail: the sync stops before the PodGroup and pods.
+        message = f"Execute plugin when job add failed, err: failed to get plugin {unknown[0]}"
+        sync.actions.events.append(("Warning", "PluginError", message))
+        return
     if initiating:
         _add_plugin_objects(sync)
     _ensure_podgroup(sync)
     pg = sync.podgroup
+    if pg is not None:
+        _record_podgroup_event(sync, pg)
     admitted = pg is not None and pg.status.phase not in ("", "Pending")
     status, job = sync.status, sync.job
     _reset_counts(status)
@@ -252,6 +282,27 @@ def _sync_pods(sync: _Sync, update: states.UpdateFn | None, *, initiating: bool)
         else:
             _count(status, pod)
     _apply_update(sync, update)
+
+
+def _record_podgroup_event(sync: _Sync, pg: PodGroup) -> None:
+    """``recordPodGroupEvent``: a Warning ``PodGroupPending`` when the PodGroup's latest true
+    condition (by transition time; the first of equal times) is not ``Scheduled``."""
+    latest = None
+    for condition in pg.status.conditions:
+        if condition.status != "True":
+            continue
+        at = parse_rfc3339(condition.lastTransitionTime) or 0.0
+        if latest is None or at > latest[0]:
+            latest = (at, condition)
+    if latest is None or latest[1].type == "Scheduled":
+        return
+    condition = latest[1]
+    job = sync.job
+    message = (
+        f"PodGroup {job.namespace}:{job.name} {condition.type.lower()}, "
+        f"reason: {condition.message or ''}"
+    )
+    sync.actions.events.append(("Warning", "PodGroupPending", message))
 
 
 def _dependencies_ready(job: JobView, task: Task, pods: dict[str, Pod]) -> bool:
@@ -322,7 +373,7 @@ def _ensure_podgroup(sync: _Sync) -> None:
     )
     if not same:
         patch: Json = {"spec": {**want, "priorityClassName": want.get("priorityClassName")}}
-        key = namespaced_key(job.namespace, job.podgroup_name)
+        key = namespaced_key(job.namespace, pg.metadata.name)
         sync.actions.patch.append(Patch(kind="PodGroup", key=key, patch=patch))
 
 
@@ -330,8 +381,9 @@ def _ensure_podgroup(sync: _Sync) -> None:
 
 
 def _kill(
-    sync: _Sync, retain: frozenset[str], update: states.UpdateFn | None, *, task: str | None
+    sync: _Sync, retain: frozenset[str], update: states.UpdateFn | None, *, target: _Target | None
 ) -> None:
+    before = editable_copy(sync.status)
     status, job = sync.status, sync.job
     last_retry = status.retryCount >= job.max_retry - 1
     keep = states.RETAIN_SOFT if last_retry else retain
@@ -341,12 +393,19 @@ def _kill(
         if pod.metadata.deletionTimestamp is not None:
             status.terminating += 1
             continue
-        in_target = task is None or pod.metadata.annotations.get(TASK_SPEC_KEY) == task
+        in_target = target is None or (
+            pod.metadata.annotations.get(TASK_SPEC_KEY) == target.task
+            and target.pod in (None, pod.metadata.name)
+        )
         if in_target and (pod.status.phase or "") not in keep and sync.may_act:
             _delete(sync, "Pod", pod)
             status.terminating += 1
             continue
         _count(status, pod)
+    if unknown_plugins(job.plugins):
+        # pluginOnJobDelete fails after the pods were deleted: no status, no PodGroup deletion.
+        sync.status = before
+        return
     created = parse_rfc3339(job.creation_timestamp)
     if created is not None:
         status.runningDuration = go_duration(sync.now - created)
@@ -355,7 +414,7 @@ def _kill(
         status.version += (
             1  # Volcano bumps on every kill; only real kills here keep syncs idempotent
         )
-    if task is None and sync.may_act:
+    if target is None and sync.may_act:
         _remove_job_objects(sync)
 
 
@@ -371,7 +430,7 @@ def _remove_job_objects(sync: _Sync) -> None:
     sync.status.controlledResources = controlled
     if sync.podgroup is not None:
         sync.actions.delete_object(
-            "PodGroup", namespaced_key(sync.job.namespace, sync.job.podgroup_name)
+            "PodGroup", namespaced_key(sync.job.namespace, sync.podgroup.metadata.name)
         )
 
 

@@ -14,7 +14,7 @@ from shared.errors import UserError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import VOLCANO_SCHEDULER_NAME
 from shared.models import Json, VolcanoJob
-from shared.models.volcano import MAX_REPLICAS, LifecyclePolicy
+from shared.models.volcano import MAX_REPLICAS, LifecyclePolicy, TaskSpec
 
 DEFAULT_QUEUE = "default"
 DEFAULT_MAX_RETRY = 3
@@ -35,6 +35,9 @@ class Task:
     # whether all of them ("All", the default) or any one ("Any") must be.
     depends_on: tuple[str, ...] = ()
     depends_on_any: bool = False
+    # The PodGroup's minTaskMember for this task (``getMinTaskMember``): minAvailable, else
+    # partitionPolicy's minPartitions x partitionSize, else replicas.
+    min_task_member: int = 0
 
     def pod_spec(self) -> Json:
         spec = self.template.get("spec")
@@ -94,6 +97,19 @@ def _depends_on(raw: Json | None) -> tuple[str, ...]:
     return tuple(str(n) for n in names) if isinstance(names, list) else ()
 
 
+def _min_task_member(task: TaskSpec) -> int:
+    if task.minAvailable is not None:
+        return task.minAvailable
+    partitions = task.partitionPolicy or {}
+    min_partitions, size = (
+        partitions.get("minPartitions") or 0,
+        partitions.get("partitionSize") or 0,
+    )
+    if isinstance(min_partitions, int) and isinstance(size, int) and min_partitions and size:
+        return min_partitions * size
+    return task.replicas
+
+
 def job_view(job: VolcanoJob) -> JobView:
     spec = job.spec
     for task in spec.tasks:
@@ -113,6 +129,7 @@ def job_view(job: VolcanoJob) -> JobView:
             max_retry=task.maxRetry if task.maxRetry else max_retry,
             depends_on=_depends_on(task.dependsOn),
             depends_on_any=(task.dependsOn or {}).get("iteration") == "Any",
+            min_task_member=_min_task_member(task),
         )
         for task in spec.tasks
     )

@@ -3,8 +3,9 @@
 Mirrors volcano ``pkg/controllers/job/state``: every phase either *syncs* the job (create missing
 pods, count them) or *kills* it (delete pods whose phase is not retained, bump the version), then
 runs an update function over the recounted status that may move the phase. ``RestartTask``
-kills only one task's pods. The retained phases: ``NONE`` deletes every pod, ``SOFT`` keeps
-Succeeded and Failed ones (their results stay visible).
+kills only one task's pods, ``RestartPod`` only the pod whose event fired the policy. The
+retained phases: ``NONE`` deletes every pod, ``SOFT`` keeps Succeeded and Failed ones (their
+results stay visible).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ ABORTING = "Aborting"
 ABORTED = "Aborted"
 FAILED = "Failed"
 FINISHED = frozenset({COMPLETED, FAILED, TERMINATED, ABORTED})
+
+# Actions that kill one target (a task, or one pod of it) rather than the whole job.
+TARGETED_ACTIONS = frozenset({"RestartTask", "RestartPod"})
 
 RETAIN_NONE: frozenset[str] = frozenset()
 RETAIN_SOFT: frozenset[str] = frozenset({"Succeeded", "Failed"})
@@ -115,7 +119,7 @@ def _active_step(action: str, sync_update: UpdateFn) -> Step:
     """Pending and Running react to actions alike; they differ only in how a sync moves on."""
     if action == "RestartJob":
         return Step("kill", RETAIN_NONE, to_phase(RESTARTING, retry=True))
-    if action == "RestartTask":
+    if action in TARGETED_ACTIONS:
         return Step("kill_task", RETAIN_NONE, to_phase(RESTARTING, retry=True))
     if action == "AbortJob":
         return Step("kill", RETAIN_SOFT, to_phase(ABORTING))
@@ -133,7 +137,7 @@ def step_for(phase: str, action: str, *, has_live_pods: bool) -> Step:
     if phase == RESTARTING:
         if action == "SyncJob":
             return Step("sync", RETAIN_NONE, restarting_update)
-        if action == "RestartTask":
+        if action in TARGETED_ACTIONS:
             return Step("kill_task", RETAIN_NONE, restarting_update)
         # A late RestartJob must not kill again once the pods are gone: that would delete the
         # freshly recreated PodGroup and wedge the job (volcano#6037).

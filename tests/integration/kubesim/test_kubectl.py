@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from kubernetes_asyncio import client, watch
 
 from services.kubesim.app import KubeSim
 from tests.integration.kubesim.kubesim_helpers import KUBECTL, kubectl, run_kubectl
@@ -105,3 +106,54 @@ async def test_get_pods_json_and_watch_sees_a_change(sim: KubeSim, tmp_path: Pat
     await kubectl(sim, "delete", "pod", "kubectl-pod")
     out = await kubectl(sim, "get", "pods", "-l", "app=demo", "-o", "name")
     assert out.strip() == ""
+
+
+NETWORK_POLICY = """\
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: np-job
+spec:
+  podSelector:
+    matchLabels: {volcano.sh/job-name: np-job, volcano.sh/job-namespace: default}
+  ingress:
+    - from:
+        - podSelector:
+            matchLabels: {volcano.sh/job-name: np-job, volcano.sh/job-namespace: default}
+"""
+
+
+async def test_network_policy_apply_get_watch_delete(
+    sim: KubeSim, api: client.ApiClient, tmp_path: Path
+) -> None:
+    """networking.k8s.io/v1 NetworkPolicy (the Volcano svc plugin's): discovery (kubectl
+    resolves ``netpol``), create with the API server's defaults, the printer's columns, a
+    watch that sees it go, delete."""
+    manifest = tmp_path / "netpol.yaml"
+    manifest.write_text(NETWORK_POLICY)
+    networking = client.NetworkingV1Api(api)
+    listed = await networking.list_namespaced_network_policy("default")
+    stream = watch.Watch().stream(
+        networking.list_namespaced_network_policy,
+        "default",
+        resource_version=listed.metadata.resource_version,
+        timeout_seconds=10,
+    )
+    assert "created" in await kubectl(sim, "apply", "-f", str(manifest))
+    obj = json.loads(await kubectl(sim, "get", "netpol", "np-job", "-o", "json"))
+    assert obj["apiVersion"] == "networking.k8s.io/v1"
+    assert obj["spec"]["policyTypes"] == ["Ingress"]  # SetDefaults_NetworkPolicy
+    table = await kubectl(sim, "get", "networkpolicy", "np-job")
+    header, row = table.splitlines()
+    assert header.split() == ["NAME", "POD-SELECTOR", "AGE"]
+    assert row.split()[:2] == [
+        "np-job", "volcano.sh/job-name=np-job,volcano.sh/job-namespace=default"
+    ]  # fmt: skip
+    await kubectl(sim, "delete", "networkpolicies.networking.k8s.io", "np-job")
+    seen: list[str] = []
+    async for event in stream:
+        seen.append(f"{event['type']} {event['object'].metadata.name}")
+        if event["type"] == "DELETED":
+            break
+    assert seen == ["ADDED np-job", "DELETED np-job"]
+    assert (await kubectl(sim, "get", "networkpolicies", "-o", "name")).strip() == ""

@@ -349,6 +349,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
     "jobcontroller": _rules(
         ("core", "pods services configmaps", "create delete patch"),
         ("core", "secrets", "get create delete"),
+        ("networking.k8s.io", "networkpolicies", "get create delete"),
         ("scheduling.volcano.sh", "podgroups", "create delete patch"),
         ("batch", "jobs", "patch"),
         ("batch batch.volcano.sh", "jobs/status", "update patch"),
@@ -388,6 +389,8 @@ DENIED = [
     ("jobcontroller", "", "pods", "list"),
     ("jobcontroller", "", "secrets", "list"),
     ("jobcontroller", "", "secrets", "patch"),
+    ("jobcontroller", "networking.k8s.io", "networkpolicies", "list"),
+    ("jobcontroller", "networking.k8s.io", "networkpolicies", "patch"),
     ("jobcontroller", "", "pods/binding", "create"),
     ("jobcontroller", "", "nodes", "patch"),
 ]

@@ -181,41 +181,51 @@ async def test_commands_job_deletion_and_best_effort_events() -> None:
     assert len(kube.of_kind("Event")) == 1
 
 
-def secret(name: str, owner_uid: str | None) -> Json:
+# Kinds the watcher does not mirror: (apiVersion, kind, name) of the object a job's kill deletes.
+UNMIRRORED = [
+    pytest.param(("v1", "Secret", "train-ssh"), id="ssh Secret"),
+    pytest.param(("networking.k8s.io/v1", "NetworkPolicy", "train"), id="svc NetworkPolicy"),
+]
+
+
+def owned_object(kind: tuple[str, str, str], owner_uid: str | None) -> Json:
+    api_version, kind_name, name = kind
     meta: Json = {"name": name, "namespace": "ns"}
     if owner_uid is not None:
         meta["ownerReferences"] = [
             {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "train"}
             | {"uid": owner_uid, "controller": True}
         ]
-    return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}
+    return {"apiVersion": api_version, "kind": kind_name, "metadata": meta}
 
 
+@pytest.mark.parametrize("kind", UNMIRRORED)
 @pytest.mark.parametrize(
     ("owner_uid", "deleted"),
     [
         pytest.param("job-uid", True, id="controlled by the job: deleted"),
-        pytest.param(None, False, id="a user's own Secret of that name: kept"),
+        pytest.param(None, False, id="a user's own object of that name: kept"),
         pytest.param("other-uid", False, id="an earlier job of that name: kept"),
     ],
 )
-async def test_a_secret_is_deleted_only_when_the_job_controls_it(
-    owner_uid: str | None, deleted: bool
+async def test_an_unmirrored_object_is_deleted_only_when_the_job_controls_it(
+    kind: tuple[str, str, str], owner_uid: str | None, deleted: bool
 ) -> None:
+    api_version, kind_name, name = kind
     kube, _, executor = setup()
-    stored = kube.put(secret("train-ssh", owner_uid))
-    actions = Actions(delete=["ns/train-ssh"], delete_kinds=["Secret"])
+    stored = kube.put(owned_object(kind, owner_uid))
+    actions = Actions(delete=[f"ns/{name}"], delete_kinds=[kind_name])
     outcome = await executor.execute(JOB, HEAD, actions)
     assert not outcome.failed
-    assert (kube.stored("v1/Secret", "ns/train-ssh") is None) is deleted
-    deletions = [body for verb, kind, _, body in kube.calls if (verb, kind) == ("delete", "Secret")]
-    if deleted:  # with the uid read, so a Secret re-created meanwhile is not deleted either
+    assert (kube.stored(f"{api_version}/{kind_name}", f"ns/{name}") is None) is deleted
+    deletions = [b for verb, k, _, b in kube.calls if (verb, k) == ("delete", kind_name)]
+    if deleted:  # with the uid read, so an object re-created meanwhile is not deleted either
         assert [d["uid"] for d in deletions] == [stored["metadata"]["uid"]]
     else:
         assert deletions == []
         warning = kube.of_kind("Event")[0]
         assert (warning["reason"], warning["type"]) == ("NotOwned", "Warning")
-        assert "Secret train-ssh is not controlled by this job" in warning["message"]
+        assert f"{kind_name} {name} is not controlled by this job" in warning["message"]
 
 
 async def test_a_missing_secret_is_no_failure() -> None:

@@ -142,6 +142,7 @@ def test_mpi_job_with_env_svc_ssh_plugins() -> None:
         ("Secret", "lm-mpi-job-ssh"),
         ("ConfigMap", "lm-mpi-job-svc"),
         ("Service", "lm-mpi-job"),
+        ("NetworkPolicy", "lm-mpi-job"),
         ("PodGroup", f"lm-mpi-job-{job.metadata.uid}"),
     ]
     config_map = first.create[1]
@@ -150,7 +151,7 @@ def test_mpi_job_with_env_svc_ssh_plugins() -> None:
     )
     assert config_map["data"]["VC_MPIWORKER_NUM"] == "2"
     assert first.create[2]["spec"]["clusterIP"] == "None"
-    pg = first.create[3]
+    pg = first.create[4]
     assert pg["spec"]["minResources"] == {"cpu": "2500m", "memory": "2560Mi", "nvidia.com/gpu": "2"}
     assert pg["spec"]["queue"] == "research"
     assert pg["spec"]["priorityClassName"] == "high-priority"
