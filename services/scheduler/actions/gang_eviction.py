@@ -29,7 +29,7 @@ from services.scheduler.actions.bundles import (
     create_job_bundles,
     flatten,
 )
-from services.scheduler.actions.ordering import KeyedQueue
+from services.scheduler.actions.ordering import starving_by_queue
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.task import PREEMPTABLE_KEY
@@ -105,16 +105,8 @@ class GangEviction:
 
     def execute(self, ssn: Session) -> None:
         args = GangEvictionArgs.of(ssn, self.name)
-        starving: dict[str, KeyedQueue[JobInfo]] = {}
-        present: set[str] = set()
-        for job in ssn.jobs.values():
-            if job.is_pending() or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
-                continue
-            present.add(job.queue)
-            if ssn.job_starving(job):
-                starving.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
+        starving, queues = starving_by_queue(ssn)
         placer = Placer(ssn)
-        queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(present)))
         while queues:
             queue = queues.pop()
             if self.skip_queue(ssn, queue):

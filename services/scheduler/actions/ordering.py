@@ -6,7 +6,12 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from services.scheduler.api import JobInfo, QueueInfo
+
+if TYPE_CHECKING:
+    from services.scheduler.framework.session import Session
 
 T = TypeVar("T")
 
@@ -95,3 +100,21 @@ class LiveQueue(Generic[T]):
 
     def __bool__(self) -> bool:
         return bool(self._items)
+
+
+def starving_by_queue(
+    ssn: Session,
+) -> tuple[dict[str, KeyedQueue[JobInfo]], KeyedQueue[QueueInfo]]:
+    """What reclaim and the gang actions walk: each queue's starving jobs in job order, and
+    every queue holding a non-pending valid job, in queue order (Volcano builds the queue heap
+    from those jobs' queues, starving or not)."""
+    starving: dict[str, KeyedQueue[JobInfo]] = {}
+    present: set[str] = set()
+    for job in ssn.jobs.values():
+        if job.is_pending() or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
+            continue
+        present.add(job.queue)
+        if ssn.job_starving(job):
+            starving.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
+    queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(present)))
+    return starving, queues

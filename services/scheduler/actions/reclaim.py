@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.actions.ordering import KeyedQueue
+from services.scheduler.actions.ordering import starving_by_queue
 from services.scheduler.actions.preempt import preemptor_tasks
 from services.scheduler.actions.victims import enough, may_preempt
 from services.scheduler.api import JobInfo, TaskInfo, TaskStatus
@@ -32,18 +32,8 @@ class Reclaim:
     name = NAME
 
     def execute(self, ssn: Session) -> None:
-        starving: dict[str, KeyedQueue[JobInfo]] = {}
-        tasks: dict[str, list[TaskInfo]] = {}
-        present: set[str] = set()
-        for job in ssn.jobs.values():
-            if job.is_pending() or ssn.job_valid(job) is not None or job.queue not in ssn.queues:
-                continue
-            present.add(job.queue)
-            if ssn.job_starving(job):
-                starving.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
-                tasks[job.key] = preemptor_tasks(ssn, job)
+        starving, queues = starving_by_queue(ssn)
         placer = Placer(ssn)
-        queues = KeyedQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(present)))
         while queues:
             queue = queues.pop()
             if ssn.overused(queue) is not None:
@@ -52,7 +42,9 @@ class Reclaim:
             while jobs:
                 job = jobs.pop()
                 stmt = Statement(ssn)
-                pending = tasks[job.key]
+                # A job's pending tasks change only by its own placements: reading them when
+                # it is popped is what Volcano's up-front map holds by then.
+                pending = preemptor_tasks(ssn, job)
                 while ssn.job_starving(job) and pending:
                     task = pending.pop()
                     if not may_preempt(task):

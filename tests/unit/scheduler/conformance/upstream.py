@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from services.scheduler import runner
 from services.scheduler.actions import default_actions
 from services.scheduler.conf import parse_conf
 from services.scheduler.framework.session import Session
@@ -332,19 +333,8 @@ def open_session(objects: Iterable[Model], conf: str) -> Session:
     plugins registered, no action run, so a case can call an extension point itself."""
     plugins, actions = default_plugins(), default_actions()
     parsed = parse_conf(conf, plugins=plugins, actions=actions)
-    instances = [plugins.get(o.name)(dict(o.arguments)) for tier in parsed.tiers for o in tier]
-    ssn = Session(
-        build_cluster(Snapshot.of(list(objects))),
-        tiers=parsed.tiers,
-        plugins=instances,
-        actions=parsed.actions,
-        now=NOW,
-        configurations=parsed.configurations,
-    )
-    for plugin in instances:
-        plugin.on_session_open(ssn)
-    ssn.seal()
-    return ssn
+    cluster = build_cluster(Snapshot.of(list(objects)))
+    return runner.open_session(cluster, parsed, NOW, plugins=plugins)
 
 
 def filtered(tiers: list[list[dict[str, Any]]], plugins: tuple[str, ...] | None) -> list[Any]:
