@@ -49,6 +49,7 @@ def _record_finished(ctx: SyncContext) -> tuple[list[Pod], bool]:
     releasing: list[Pod] = []
     new_indexes: list[int] = []
     fail_everything = ctx.finished is not None and ctx.finished.type != keys.SUCCESS_CRITERIA_MET
+    reached_max = False
     for pod in pods:
         if not podutil.has_finalizer(pod):
             continue
@@ -74,14 +75,16 @@ def _record_finished(ctx: SyncContext) -> tuple[list[Pod], bool]:
             status.uncounted_failed.append(uid)
         uncounted = len(status.uncounted_succeeded) + len(status.uncounted_failed)
         if len(new_indexes) + uncounted >= keys.MAX_UNCOUNTED_PODS:
-            return releasing, True
+            # Stop here, but still record the indexes whose pods lose their finalizer.
+            reached_max = True
+            break
     if job.indexed:
         ctx.succeeded_indexes = ctx.succeeded_indexes.with_indexes(new_indexes)
         status.succeeded = ctx.succeeded_indexes.total()
         status.completed_indexes = str(ctx.succeeded_indexes)
         if ctx.failed_indexes is not None:
             status.failed_indexes = str(ctx.failed_indexes)
-    return releasing, False
+    return releasing, reached_max
 
 
 def _can_remove_finalizer(ctx: SyncContext, pod: Pod, failed: bool) -> bool:
