@@ -376,7 +376,7 @@ class Scheduler:
                 bus=self.bus,
                 kafka=self.shell.kafka,
                 topic=self.topics.leader,
-                group=self.settings.leader_group,
+                group=leader_group(self.settings.leader_group, self.shell.generation),
                 identity=self.identity,
                 leadership=self.leadership,
                 stopping=stopping,
@@ -395,3 +395,11 @@ class Scheduler:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def leader_group(base: str, generation: str) -> str:
+    """The election's consumer group in this log generation. After a broker loss the previous
+    body's member may already have joined the new broker's group before it stopped, and a
+    member of group generation 0 leaves without a LeaveGroup, so an election in the same
+    group would wait out its session timeout; a group per log generation starts empty."""
+    return f"{base}.{generation[:12]}" if generation else base
