@@ -1,8 +1,10 @@
 """nodeorder: kube-scheduler's scoring, weighted as Volcano's ``<name>.weight`` arguments.
 
 least/most requested and balanced allocation use kube-scheduler's integer maths on cpu and
-memory (scores 0-100); preferred node affinity and PreferNoSchedule taints are normalised
-over the nodes scored, which makes them depend on other rows (no per-row caching then).
+memory (scores 0-100); preferred node affinity, PreferNoSchedule taints, pod topology spread
+and preferred inter-pod affinity are normalised over the candidate nodes scored, and image
+locality reads other nodes' images, which makes them depend on other rows (no per-row
+caching then). Each costs nothing for a task it cannot score: no weight, no terms, no images.
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.framework.extension import Rows
 from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.kubescores.imagelocality import ImageLocality
+from services.scheduler.plugins.kubescores.interpodaffinity import InterPodAffinity, preferred
+from services.scheduler.plugins.kubescores.podcounts import PodCounts, Topology
+from services.scheduler.plugins.kubescores.podtopologyspread import (
+    PodTopologySpread,
+    has_soft_constraints,
+)
 from services.scheduler.plugins.predicates import _term_matches, tolerates
 
 if TYPE_CHECKING:
@@ -23,17 +32,16 @@ if TYPE_CHECKING:
 
 NAME = "nodeorder"
 MAX_SCORE = 100
-# Volcano's defaults: mostrequested is off unless weighted.
+# Volcano's ``calculateWeight`` defaults: mostrequested is off unless weighted.
 WEIGHTS = {
-    "nodeaffinity.weight": 1,
-    "podaffinity.weight": 1,
+    "nodeaffinity.weight": 2,
+    "podaffinity.weight": 2,
     "leastrequested.weight": 1,
     "balancedresource.weight": 1,
     "mostrequested.weight": 0,
-    "tainttoleration.weight": 1,
+    "tainttoleration.weight": 3,
     "imagelocality.weight": 1,
     "podtopologyspread.weight": 2,
-    "selectorspread.weight": 0,
 }
 _CPU, _MEMORY = 0, 1
 
@@ -90,10 +98,35 @@ class NodeOrderPlugin(BasePlugin):
         self.weights = {key: args.integer(key, default) for key, default in WEIGHTS.items()}
 
     def on_session_open(self, ssn: Session) -> None:
+        nodes = ssn.nodes
         self.prefer_taints = any(
-            t.effect == "PreferNoSchedule" for c in ssn.nodes.classes for t in c.taints
+            t.effect == "PreferNoSchedule" for c in nodes.classes for t in c.taints
+        )
+        spread, interpod = _pod_constraints(ssn)
+        counts, topology = PodCounts(nodes), Topology(nodes)
+        self.spread = (
+            PodTopologySpread(nodes, counts, topology)
+            if spread and self.weights["podtopologyspread.weight"]
+            else None
+        )
+        self.interpod = (
+            InterPodAffinity(nodes, counts, topology)
+            if interpod and self.weights["podaffinity.weight"]
+            else None
+        )
+        self.images = (
+            ImageLocality(nodes) if nodes.images and self.weights["imagelocality.weight"] else None
         )
         ssn.points.node_order.add(NAME, self)
+        if self.spread is not None or self.interpod is not None:
+            self.counts = counts
+            ssn.points.on_allocate.add(NAME, self._placed)
+            ssn.points.on_deallocate.add(NAME, self._placed)
+
+    def _placed(self, task: TaskInfo) -> None:
+        self.counts.update(task)
+        if self.interpod is not None:
+            self.interpod.track(task)
 
     def _preferred(self, task: TaskInfo) -> list[Any]:
         affinity = task.pod.spec.affinity
@@ -103,7 +136,13 @@ class NodeOrderPlugin(BasePlugin):
     def row_local(self, task: TaskInfo) -> bool:
         if self.weights["nodeaffinity.weight"] and self._preferred(task):
             return False
-        return not (self.prefer_taints and self.weights["tainttoleration.weight"])
+        if self.prefer_taints and self.weights["tainttoleration.weight"]:
+            return False
+        if self.spread is not None and has_soft_constraints(task):
+            return False
+        if self.interpod is not None and self.interpod.applies(task):
+            return False
+        return self.images is None or not self.images.applies(task)
 
     def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
         w = self.weights
@@ -119,6 +158,12 @@ class NodeOrderPlugin(BasePlugin):
             total += self._affinity(task, nodes, rows) * w["nodeaffinity.weight"]
         if w["tainttoleration.weight"] and self.prefer_taints:
             total += self._taints(task, nodes, rows) * w["tainttoleration.weight"]
+        if self.spread is not None and has_soft_constraints(task):
+            total += self.spread.score(task, rows) * w["podtopologyspread.weight"]
+        if self.interpod is not None and self.interpod.applies(task):
+            total += self.interpod.score(task, rows) * w["podaffinity.weight"]
+        if self.images is not None and self.images.applies(task):
+            total += self.images.score(task, rows) * w["imagelocality.weight"]
         return total
 
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
@@ -167,10 +212,29 @@ class NodeOrderPlugin(BasePlugin):
         )
         raw = per_class[nodes.class_of[rows]]
         top = raw.max() if len(raw) else 0.0
+        # DefaultNormalizeScore reversed: the integer share first, then 100 minus it.
         out: FloatVec = (
-            np.floor(MAX_SCORE - raw * MAX_SCORE / top) if top > 0 else np.full_like(raw, 100)
+            MAX_SCORE - np.floor(raw * MAX_SCORE / top) if top > 0 else np.full_like(raw, 100)
         )
         return out
+
+
+def _pod_constraints(ssn: Session) -> tuple[bool, bool]:
+    """Does any pending task carry soft spread constraints, and does any task (pending or
+    placed) carry preferred pod (anti-)affinity? Without them those scores cost nothing."""
+    spread = interpod = False
+    placed = (t for row in ssn.nodes.tasks for t in row.values())
+    pending = (t for job in ssn.jobs.values() for t in job.pending_tasks())
+    for task in pending:
+        spec = task.pod.spec
+        spread = spread or has_soft_constraints(task)
+        interpod = interpod or (spec.affinity is not None and bool(preferred(task.pod)))
+        if spread and interpod:
+            return True, True
+    for task in placed:
+        if task.pod.spec.affinity is not None and preferred(task.pod):
+            return spread, True
+    return spread, interpod
 
 
 def new(arguments: dict[str, Any]) -> NodeOrderPlugin:

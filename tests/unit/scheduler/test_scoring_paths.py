@@ -42,6 +42,7 @@ def test_score_row_matches_score(
         def __init__(self) -> None:
             self.nodes, self.space = table, space
             self.points = ExtensionPoints()
+            self.jobs: dict[str, object] = {}
 
     for scorer in scorers:
         scorer.on_session_open(_Ssn())  # type: ignore[arg-type]
