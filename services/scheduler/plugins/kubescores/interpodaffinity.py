@@ -12,6 +12,7 @@ not watch Namespaces), as the predicates plugin reads it.
 
 from __future__ import annotations
 
+import msgspec
 import numpy as np
 
 from services.scheduler.api import NodeTable, TaskInfo
@@ -47,34 +48,67 @@ def _matcher(term: WeightedPodAffinityTerm, owner: TaskInfo) -> PodMatcher:
     return PodMatcher(aff.labelSelector, namespaces)
 
 
+class _HeldTerm:
+    """One distinct preferred term of placed pods (same owner namespace), with how many
+    holders carry it on each row."""
+
+    __slots__ = ("owner", "rows", "sign", "term")
+
+    def __init__(self, sign: int, term: WeightedPodAffinityTerm, owner: TaskInfo) -> None:
+        self.sign = sign
+        self.term = term
+        self.owner = owner
+        self.rows: dict[int, int] = {}
+
+
 class InterPodAffinity:
-    """Preferred pod (anti-)affinity scores; ``holders`` are placed pods with preferred terms."""
+    """Preferred pod (anti-)affinity scores. Placed pods' preferred terms are kept grouped by
+    term, so a task checks each distinct term once, however many pods carry it."""
 
     def __init__(self, nodes: NodeTable, counts: PodCounts, topology: Topology) -> None:
         self.nodes = nodes
         self.counts = counts
         self.topology = topology
-        self.holders: dict[str, TaskInfo] = {}
+        self._terms: dict[bytes, _HeldTerm] = {}
+        self._held: dict[str, tuple[int, list[bytes]]] = {}
         for tasks in nodes.tasks:
             for task in tasks.values():
                 self.track(task)
 
     def track(self, task: TaskInfo) -> None:
-        placed = task.node >= 0 and task.key in self.nodes.tasks[task.node]
-        if placed and preferred(task.pod):
-            self.holders[task.key] = task
-        else:
-            self.holders.pop(task.key, None)
+        """Follow ``task``'s preferred terms to wherever it is now placed (or nowhere)."""
+        was = self._held.pop(task.key, None)
+        if was is not None:
+            row, keys = was
+            for key in keys:
+                held = self._terms[key]
+                held.rows[row] -= 1
+                if not held.rows[row]:
+                    del held.rows[row]
+        row = task.node
+        if row < 0 or task.key not in self.nodes.tasks[row]:
+            return
+        terms = preferred(task.pod)
+        if not terms:
+            return
+        keys = []
+        for sign, term in terms:
+            key = msgspec.json.encode((sign, term, task.namespace))
+            entry = self._terms.get(key)
+            if entry is None:
+                entry = self._terms[key] = _HeldTerm(sign, term, task)
+            entry.rows[row] = entry.rows.get(row, 0) + 1
+            keys.append(key)
+        self._held[task.key] = (row, keys)
 
-    def _selected_by_holder(self, task: TaskInfo) -> list[tuple[int, int, str, int]]:
-        """(weight, sign, topology key, holder row) of holders' terms selecting ``task``."""
+    def _selected_by_holder(self, task: TaskInfo) -> list[tuple[_HeldTerm, int]]:
+        """Held terms selecting ``task``, with the task's own holding taken out."""
+        own = self._held.get(task.key)
         hits = []
-        for holder in self.holders.values():
-            if holder.key == task.key:
+        for key, held in self._terms.items():
+            if not held.rows or not _selects(held.term.podAffinityTerm, held.owner, task):
                 continue
-            for sign, term in preferred(holder.pod):
-                if _selects(term.podAffinityTerm, holder, task):
-                    hits.append((term.weight, sign, term.podAffinityTerm.topologyKey, holder.node))
+            hits.append((held, own[0] if own is not None and key in own[1] else -1))
         return hits
 
     def applies(self, task: TaskInfo) -> bool:
@@ -93,12 +127,16 @@ class InterPodAffinity:
                     term.podAffinityTerm.topologyKey, np.zeros(values, dtype=np.int64)
                 )
                 scores += per_value.astype(np.int64) * (term.weight * sign)
-        for weight, sign, key, row in self._selected_by_holder(task):
+        for held, own_row in self._selected_by_holder(task):
+            key = held.term.podAffinityTerm.topologyKey
             codes, values = self.topology.codes(key)
-            if codes[row] >= 0:
-                domains.setdefault(key, np.zeros(values, dtype=np.int64))[codes[row]] += (
-                    weight * sign
-                )
+            delta = held.term.weight * held.sign
+            for row, count in held.rows.items():
+                count -= row == own_row
+                if count and codes[row] >= 0:
+                    domains.setdefault(key, np.zeros(values, dtype=np.int64))[codes[row]] += (
+                        delta * count
+                    )
         out = np.zeros(len(candidates), dtype=np.float64)
         if not domains or not len(candidates):
             return out

@@ -94,16 +94,32 @@ class PodTopologySpread:
         self.nodes = nodes
         self.counts = counts
         self.topology = topology
+        self._inclusion: dict[tuple[bytes, bool, bool], BoolVec] = {}
 
     def _included(self, task: TaskInfo, constraint: SpreadConstraint) -> BoolVec:
-        """Rows whose pods count for the constraint (its node inclusion policies)."""
+        """Rows whose pods count for the constraint (its node inclusion policies); per pod
+        shape, which holds everything those policies read."""
+        spec = task.pod.spec
+        node_affinity_set = bool(spec.nodeSelector) or (
+            spec.affinity is not None
+            and spec.affinity.nodeAffinity is not None
+            and spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+            is not None
+        )
+        honor_affinity = constraint.honor_affinity and node_affinity_set
+        key = (task.shape, honor_affinity, constraint.honor_taints)
+        found = self._inclusion.get(key)
+        if found is not None:
+            return found
         classes = self.nodes.classes
         keep = np.ones(len(classes), dtype=bool)
-        for c, node_class in enumerate(classes):
-            outside = constraint.honor_affinity and node_affinity(task, node_class) is not None
-            tainted = constraint.honor_taints and taint_toleration(task, node_class) is not None
-            keep[c] = not (outside or tainted)
+        if honor_affinity or constraint.honor_taints:
+            for c, node_class in enumerate(classes):
+                outside = honor_affinity and node_affinity(task, node_class) is not None
+                tainted = constraint.honor_taints and taint_toleration(task, node_class) is not None
+                keep[c] = not (outside or tainted)
         result: BoolVec = keep[self.nodes.class_of]
+        self._inclusion[key] = result
         return result
 
     def score(self, task: TaskInfo, rows: Rows) -> FloatVec:
