@@ -9,7 +9,6 @@ caching then). Each costs nothing for a task it cannot score: no weight, no term
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +17,11 @@ from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.framework.extension import Rows
 from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.kubescores.balancedallocation import (
+    balanced_row,
+    balanced_score,
+    columns,
+)
 from services.scheduler.plugins.kubescores.imagelocality import ImageLocality
 from services.scheduler.plugins.kubescores.interpodaffinity import InterPodAffinity, preferred
 from services.scheduler.plugins.kubescores.podcounts import PodCounts, Topology
@@ -26,6 +30,7 @@ from services.scheduler.plugins.kubescores.podtopologyspread import (
     has_soft_constraints,
 )
 from services.scheduler.plugins.predicates import _term_matches, tolerates
+from shared.resources import GPU
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
@@ -43,7 +48,6 @@ WEIGHTS = {
     "imagelocality.weight": 1,
     "podtopologyspread.weight": 2,
 }
-_CPU, _MEMORY = 0, 1
 
 
 def _per_resource(alloc: IntVec, requested: IntVec, *, least: bool) -> IntVec:
@@ -64,15 +68,6 @@ def requested_score(nodes: NodeTable, req: IntVec, rows: Rows, *, least: bool) -
     return out
 
 
-def balanced_score(nodes: NodeTable, req: IntVec, rows: Rows) -> FloatVec:
-    alloc = nodes.allocatable[rows][:, :2].astype(np.float64)
-    requested = (nodes.used[rows][:, :2] + req[:2]).astype(np.float64)
-    fraction = np.minimum(np.divide(requested, alloc, out=np.ones_like(alloc), where=alloc > 0), 1)
-    std = np.abs(fraction[:, 0] - fraction[:, 1]) / 2
-    out: FloatVec = np.floor((1 - std) * MAX_SCORE)
-    return out
-
-
 def requested_row(alloc: list[int], used: list[int], req: list[int], *, least: bool) -> float:
     """``requested_score`` for one row in plain Python (same integer maths, same result)."""
     total = counted = 0
@@ -82,13 +77,6 @@ def requested_row(alloc: list[int], used: list[int], req: list[int], *, least: b
             if r <= a:
                 total += (a - r) * MAX_SCORE // a if least else r * MAX_SCORE // a
     return float(total // counted) if counted else 0.0
-
-
-def balanced_row(alloc: list[int], used: list[int], req: list[int]) -> float:
-    fractions = [
-        min((used[i] + req[i]) / alloc[i], 1.0) if alloc[i] > 0 else 1.0 for i in (_CPU, _MEMORY)
-    ]
-    return float(math.floor((1 - abs(fractions[0] - fractions[1]) / 2) * MAX_SCORE))
 
 
 class NodeOrderPlugin(BasePlugin):
@@ -117,6 +105,7 @@ class NodeOrderPlugin(BasePlugin):
         self.images = (
             ImageLocality(nodes) if nodes.images and self.weights["imagelocality.weight"] else None
         )
+        self.gpu = ssn.space.index.get(GPU)
         ssn.points.node_order.add(NAME, self)
         if self.spread is not None or self.interpod is not None:
             self.counts = counts
@@ -153,7 +142,7 @@ class NodeOrderPlugin(BasePlugin):
         if w["mostrequested.weight"]:
             total += requested_score(nodes, req, rows, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            total += balanced_score(nodes, req, rows) * w["balancedresource.weight"]
+            total += balanced_score(nodes, req, rows, self.gpu) * w["balancedresource.weight"]
         if w["nodeaffinity.weight"] and self._preferred(task):
             total += self._affinity(task, nodes, rows) * w["nodeaffinity.weight"]
         if w["tainttoleration.weight"] and self.prefer_taints:
@@ -178,7 +167,10 @@ class NodeOrderPlugin(BasePlugin):
         if w["mostrequested.weight"]:
             total += requested_row(alloc, used, req, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            total += balanced_row(alloc, used, req) * w["balancedresource.weight"]
+            cols = columns(task.request, self.gpu)
+            if len(cols) > 2:
+                used, req = nodes.used[row].tolist(), task.request.tolist()
+            total += balanced_row(alloc, used, req, cols) * w["balancedresource.weight"]
         return total
 
     def _affinity(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:

@@ -104,6 +104,22 @@ CASES = [
         id="preferred-affinity-of-an-existing-pod",
     ),
     pytest.param(
+        [node("n1"), pod("p", "g", cpu=None)],
+        "balancedresource.weight",
+        [0.0],  # kube-scheduler skips BalancedAllocation for best-effort pods
+        id="balanced-skips-best-effort",
+    ),
+    pytest.param(
+        [
+            node("n1", resources={"nvidia.com/gpu": "4"}),
+            pod("p", "g", resources={"nvidia.com/gpu": "1"}),
+        ],
+        "balancedresource.weight",
+        # cpu 1/4, memory 1/16, gpu 1/4: population std 0.0884 -> 91 (90 without the GPU).
+        [91.0],
+        id="balanced-counts-requested-gpu",
+    ),
+    pytest.param(
         [
             _with_images("n1", [(["nginx:1.0"], 500 * MB)]),
             _with_images("n2", [(["other:1"], 900 * MB)]),
