@@ -14,6 +14,7 @@ from shared.models.batch import Job
 from shared.models.core import (
     ConfigMap,
     Container,
+    ContainerImage,
     Event,
     Lease,
     Namespace,
@@ -24,6 +25,7 @@ from shared.models.core import (
     Service,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
 )
 from shared.models.kubeflow import PyTorchJob
 from shared.models.kueue import ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload
@@ -48,6 +50,7 @@ __all__ = [
     "Condition",
     "ConfigMap",
     "Container",
+    "ContainerImage",
     "Event",
     "Job",
     "Json",
@@ -70,6 +73,7 @@ __all__ = [
     "Service",
     "Taint",
     "Toleration",
+    "TopologySpreadConstraint",
     "VolcanoJob",
     "Workload",
     "check_quantities",

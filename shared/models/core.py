@@ -97,6 +97,17 @@ class Taint(Model):
     value: str | None = None
 
 
+class TopologySpreadConstraint(Model):
+    maxSkew: int
+    topologyKey: str
+    whenUnsatisfiable: str
+    labelSelector: LabelSelector | None = None
+    minDomains: int | None = None
+    nodeAffinityPolicy: str | None = None
+    nodeTaintsPolicy: str | None = None
+    matchLabelKeys: list[str] = []
+
+
 class PodSpec(Model):
     containers: list[Container] = []
     initContainers: list[Container] = []
@@ -104,6 +115,7 @@ class PodSpec(Model):
     nodeSelector: dict[str, str] = {}
     affinity: Affinity | None = None
     tolerations: list[Toleration] = []
+    topologySpreadConstraints: list[TopologySpreadConstraint] = []
     schedulerName: str | None = None
     priorityClassName: str | None = None
     priority: int | None = None
@@ -169,10 +181,16 @@ class NodeSpec(Model):
     taints: list[Taint] = []
 
 
+class ContainerImage(Model):
+    names: list[str] = []
+    sizeBytes: int = 0
+
+
 class NodeStatus(Model):
     capacity: dict[str, str | int | float] = {}
     allocatable: dict[str, str | int | float] = {}
     conditions: list[PodCondition] = []
+    images: list[ContainerImage] = []
 
 
 class Node(Model):

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from services.scheduler.api.resources import IntVec, ResourceSpace
 from services.scheduler.api.task import TaskInfo, TaskStatus
-from shared.models import Node, Taint
+from shared.models import ContainerImage, Node, Taint
 
 IntMatrix = npt.NDArray[np.int64]
 
@@ -80,6 +80,10 @@ class NodeTable:
             members.append(classes[signature])
         self.class_of: npt.NDArray[np.int32] = np.array(members, dtype=np.int32)
         self.labels: list[dict[str, str]] = [self.classes[c].labels for c in members]
+        # ``status.images`` by row, only for the nodes reporting any (image locality).
+        self.images: dict[int, list[ContainerImage]] = {
+            row: list(node.status.images) for row, node in enumerate(nodes) if node.status.images
+        }
 
     def __len__(self) -> int:
         return len(self.names)

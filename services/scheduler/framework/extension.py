@@ -32,7 +32,7 @@ Verdict = int | Status
 Rows = slice | np.ndarray[Any, np.dtype[np.intp]]
 
 JobOrderKey = Callable[[JobInfo], float | tuple[float, ...]]
-TaskOrderKey = Callable[[TaskInfo], float]
+TaskOrderKey = Callable[[TaskInfo], float | tuple[float, ...]]
 QueueOrderKey = Callable[[QueueInfo], float | tuple[float, ...]]
 # (victim queue, preemptor queue) -> key; victims of the smaller key go first.
 VictimQueueKey = Callable[[QueueInfo, QueueInfo], float]

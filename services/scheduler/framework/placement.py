@@ -177,9 +177,11 @@ class Placer:
         if not len(self.nodes):
             return -1
         entry = self._entry(task)
+        # Tasks sharing an entry share shape and request, not labels, images or spread
+        # constraints: whether the cached scores hold is asked per task.
+        if not entry.local or not all(s.row_local(task) for s in self.scorers):
+            return self._choose_scoring(task, entry)
         masked = entry.masked
-        if not entry.local:
-            masked = np.where(masked > -np.inf, self.scores(task, slice(None)), -np.inf)
         for f in self.dynamic(task):
             masked = np.where(f.passed, masked, -np.inf)
         row = int(np.argmax(masked))
@@ -195,6 +197,24 @@ class Placer:
             if idle[best] > -np.inf:
                 row = best
         return row
+
+    def _choose_scoring(self, task: TaskInfo, entry: _Entry) -> int:
+        """Volcano's ``prioritizeNodes``: score the feasible nodes whose idle fits the task,
+        else those that fit its future idle; one candidate is taken unscored. Scores that
+        normalise over the candidates (spread, pod affinity) see exactly these."""
+        feasible = entry.fit & entry.static.passed
+        for f in self.dynamic(task):
+            feasible &= f.passed
+        rows = np.flatnonzero(feasible)
+        if not len(rows):
+            return -1
+        cols = entry.cols
+        now = np.all(self.nodes.idle[rows][:, cols] >= entry.req[cols], axis=1)
+        if now.any():
+            rows = rows[now]
+        if len(rows) == 1:
+            return int(rows[0])
+        return int(rows[int(np.argmax(self.scores(task, rows)))])
 
     def fits_idle(self, task: TaskInfo, row: int) -> bool:
         idle = self.nodes.idle[row].tolist()

@@ -1,13 +1,14 @@
 """nodeorder: kube-scheduler's scoring, weighted as Volcano's ``<name>.weight`` arguments.
 
 least/most requested and balanced allocation use kube-scheduler's integer maths on cpu and
-memory (scores 0-100); preferred node affinity and PreferNoSchedule taints are normalised
-over the nodes scored, which makes them depend on other rows (no per-row caching then).
+memory (scores 0-100); preferred node affinity, PreferNoSchedule taints, pod topology spread
+and preferred inter-pod affinity are normalised over the candidate nodes scored, and image
+locality reads other nodes' images, which makes them depend on other rows (no per-row
+caching then). Each costs nothing for a task it cannot score: no weight, no terms, no images.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,26 +17,37 @@ from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.framework.extension import Rows
 from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.kubescores.balancedallocation import (
+    balanced_row,
+    balanced_score,
+    columns,
+)
+from services.scheduler.plugins.kubescores.imagelocality import ImageLocality
+from services.scheduler.plugins.kubescores.interpodaffinity import InterPodAffinity, preferred
+from services.scheduler.plugins.kubescores.podcounts import PodCounts, Topology
+from services.scheduler.plugins.kubescores.podtopologyspread import (
+    PodTopologySpread,
+    has_soft_constraints,
+)
 from services.scheduler.plugins.predicates import _term_matches, tolerates
+from shared.resources import GPU
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 NAME = "nodeorder"
 MAX_SCORE = 100
-# Volcano's defaults: mostrequested is off unless weighted.
+# Volcano's ``calculateWeight`` defaults: mostrequested is off unless weighted.
 WEIGHTS = {
-    "nodeaffinity.weight": 1,
-    "podaffinity.weight": 1,
+    "nodeaffinity.weight": 2,
+    "podaffinity.weight": 2,
     "leastrequested.weight": 1,
     "balancedresource.weight": 1,
     "mostrequested.weight": 0,
-    "tainttoleration.weight": 1,
+    "tainttoleration.weight": 3,
     "imagelocality.weight": 1,
     "podtopologyspread.weight": 2,
-    "selectorspread.weight": 0,
 }
-_CPU, _MEMORY = 0, 1
 
 
 def _per_resource(alloc: IntVec, requested: IntVec, *, least: bool) -> IntVec:
@@ -56,15 +68,6 @@ def requested_score(nodes: NodeTable, req: IntVec, rows: Rows, *, least: bool) -
     return out
 
 
-def balanced_score(nodes: NodeTable, req: IntVec, rows: Rows) -> FloatVec:
-    alloc = nodes.allocatable[rows][:, :2].astype(np.float64)
-    requested = (nodes.used[rows][:, :2] + req[:2]).astype(np.float64)
-    fraction = np.minimum(np.divide(requested, alloc, out=np.ones_like(alloc), where=alloc > 0), 1)
-    std = np.abs(fraction[:, 0] - fraction[:, 1]) / 2
-    out: FloatVec = np.floor((1 - std) * MAX_SCORE)
-    return out
-
-
 def requested_row(alloc: list[int], used: list[int], req: list[int], *, least: bool) -> float:
     """``requested_score`` for one row in plain Python (same integer maths, same result)."""
     total = counted = 0
@@ -76,13 +79,6 @@ def requested_row(alloc: list[int], used: list[int], req: list[int], *, least: b
     return float(total // counted) if counted else 0.0
 
 
-def balanced_row(alloc: list[int], used: list[int], req: list[int]) -> float:
-    fractions = [
-        min((used[i] + req[i]) / alloc[i], 1.0) if alloc[i] > 0 else 1.0 for i in (_CPU, _MEMORY)
-    ]
-    return float(math.floor((1 - abs(fractions[0] - fractions[1]) / 2) * MAX_SCORE))
-
-
 class NodeOrderPlugin(BasePlugin):
     name = NAME
 
@@ -90,10 +86,36 @@ class NodeOrderPlugin(BasePlugin):
         self.weights = {key: args.integer(key, default) for key, default in WEIGHTS.items()}
 
     def on_session_open(self, ssn: Session) -> None:
+        nodes = ssn.nodes
         self.prefer_taints = any(
-            t.effect == "PreferNoSchedule" for c in ssn.nodes.classes for t in c.taints
+            t.effect == "PreferNoSchedule" for c in nodes.classes for t in c.taints
         )
+        spread, interpod = _pod_constraints(ssn)
+        counts, topology = PodCounts(nodes), Topology(nodes)
+        self.spread = (
+            PodTopologySpread(nodes, counts, topology)
+            if spread and self.weights["podtopologyspread.weight"]
+            else None
+        )
+        self.interpod = (
+            InterPodAffinity(nodes, counts, topology)
+            if interpod and self.weights["podaffinity.weight"]
+            else None
+        )
+        self.images = (
+            ImageLocality(nodes) if nodes.images and self.weights["imagelocality.weight"] else None
+        )
+        self.gpu = ssn.space.index.get(GPU)
         ssn.points.node_order.add(NAME, self)
+        if self.spread is not None or self.interpod is not None:
+            self.counts = counts
+            ssn.points.on_allocate.add(NAME, self._placed)
+            ssn.points.on_deallocate.add(NAME, self._placed)
+
+    def _placed(self, task: TaskInfo) -> None:
+        self.counts.update(task)
+        if self.interpod is not None:
+            self.interpod.track(task)
 
     def _preferred(self, task: TaskInfo) -> list[Any]:
         affinity = task.pod.spec.affinity
@@ -103,7 +125,13 @@ class NodeOrderPlugin(BasePlugin):
     def row_local(self, task: TaskInfo) -> bool:
         if self.weights["nodeaffinity.weight"] and self._preferred(task):
             return False
-        return not (self.prefer_taints and self.weights["tainttoleration.weight"])
+        if self.prefer_taints and self.weights["tainttoleration.weight"]:
+            return False
+        if self.spread is not None and has_soft_constraints(task):
+            return False
+        if self.interpod is not None and self.interpod.applies(task):
+            return False
+        return self.images is None or not self.images.applies(task)
 
     def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
         w = self.weights
@@ -114,11 +142,17 @@ class NodeOrderPlugin(BasePlugin):
         if w["mostrequested.weight"]:
             total += requested_score(nodes, req, rows, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            total += balanced_score(nodes, req, rows) * w["balancedresource.weight"]
+            total += balanced_score(nodes, req, rows, self.gpu) * w["balancedresource.weight"]
         if w["nodeaffinity.weight"] and self._preferred(task):
             total += self._affinity(task, nodes, rows) * w["nodeaffinity.weight"]
         if w["tainttoleration.weight"] and self.prefer_taints:
             total += self._taints(task, nodes, rows) * w["tainttoleration.weight"]
+        if self.spread is not None and has_soft_constraints(task):
+            total += self.spread.score(task, rows) * w["podtopologyspread.weight"]
+        if self.interpod is not None and self.interpod.applies(task):
+            total += self.interpod.score(task, rows) * w["podaffinity.weight"]
+        if self.images is not None and self.images.applies(task):
+            total += self.images.score(task, rows) * w["imagelocality.weight"]
         return total
 
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
@@ -133,7 +167,10 @@ class NodeOrderPlugin(BasePlugin):
         if w["mostrequested.weight"]:
             total += requested_row(alloc, used, req, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            total += balanced_row(alloc, used, req) * w["balancedresource.weight"]
+            cols = columns(task.request, self.gpu)
+            if len(cols) > 2:
+                used, req = nodes.used[row].tolist(), task.request.tolist()
+            total += balanced_row(alloc, used, req, cols) * w["balancedresource.weight"]
         return total
 
     def _affinity(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
@@ -167,10 +204,29 @@ class NodeOrderPlugin(BasePlugin):
         )
         raw = per_class[nodes.class_of[rows]]
         top = raw.max() if len(raw) else 0.0
+        # DefaultNormalizeScore reversed: the integer share first, then 100 minus it.
         out: FloatVec = (
-            np.floor(MAX_SCORE - raw * MAX_SCORE / top) if top > 0 else np.full_like(raw, 100)
+            MAX_SCORE - np.floor(raw * MAX_SCORE / top) if top > 0 else np.full_like(raw, 100)
         )
         return out
+
+
+def _pod_constraints(ssn: Session) -> tuple[bool, bool]:
+    """Does any pending task carry soft spread constraints, and does any task (pending or
+    placed) carry preferred pod (anti-)affinity? Without them those scores cost nothing."""
+    spread = interpod = False
+    placed = (t for row in ssn.nodes.tasks for t in row.values())
+    pending = (t for job in ssn.jobs.values() for t in job.pending_tasks())
+    for task in pending:
+        spec = task.pod.spec
+        spread = spread or has_soft_constraints(task)
+        interpod = interpod or (spec.affinity is not None and bool(preferred(task.pod)))
+        if spread and interpod:
+            return True, True
+    for task in placed:
+        if task.pod.spec.affinity is not None and preferred(task.pod):
+            return spread, True
+    return spread, interpod
 
 
 def new(arguments: dict[str, Any]) -> NodeOrderPlugin:

@@ -210,16 +210,10 @@ def _cases() -> list[tuple[Case, dict[str, int]]]:
     ]
 
 
-GAPS = {
-    "pod topology spread prefers node to reduce skew": (
-        "nodeorder's PodTopologySpread score is not implemented (the podtopologyspread.weight"
-        " argument is read, no score is computed), so the least-requested tie goes to n1"
-    ),
-}
 CASES = _cases()
 
 
-@pytest.mark.parametrize("case", rows([c for c, _ in CASES], GAPS))
+@pytest.mark.parametrize("case", rows([c for c, _ in CASES]))
 def test_node_order_plugin(case: Case) -> None:
     weights = dict(next(w for c, w in CASES if c.name == case.name))
     arguments = {key: weights.get(field, 0) for field, key in WEIGHTS.items()}
