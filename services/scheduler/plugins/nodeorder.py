@@ -167,9 +167,10 @@ class NodeOrderPlugin(BasePlugin):
         if w["mostrequested.weight"]:
             total += requested_row(alloc, used, req, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            cols = columns(task.request, self.gpu)
+            full = task.request.tolist()  # plain ints: numpy scalar compares cost more here
+            cols = columns(full, self.gpu)
             if len(cols) > 2:
-                used, req = nodes.used[row].tolist(), task.request.tolist()
+                used, req = nodes.used[row].tolist(), full
             total += balanced_row(alloc, used, req, cols) * w["balancedresource.weight"]
         return total
 

@@ -22,7 +22,7 @@ MAX_SCORE = 100
 _CPU, _MEMORY = 0, 1
 
 
-def columns(req: IntVec, gpu: int | None) -> list[int]:
+def columns(req: IntVec | list[int], gpu: int | None) -> list[int]:
     """The resource columns scored for a request; empty when it asks for none of them."""
     cols = [_CPU, _MEMORY]
     if gpu is not None and req[gpu] > 0:
