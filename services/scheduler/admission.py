@@ -26,11 +26,12 @@ import structlog
 
 from services.scheduler.kueue import AdmissionResult, admit
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
+from services.scheduler.kueue.workloads import ParsedWorkloads, is_finished
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
 from shared.events import KueueStatusDecided
 from shared.kube.timefmt import format_rfc3339
-from shared.models import ClusterQueue, Cohort, Model, Workload
+from shared.models import ClusterQueue, Cohort, Model, Workload, object_key
 
 _log = structlog.get_logger()
 
@@ -48,26 +49,37 @@ class _Assumed:
     resource_version: str
     status: dict[str, Any]
     since: float
+    seen: Any = None
+    """The cached object this status was last applied to, and the result: the same object
+    next cycle gets the same instance back (so decoded workloads are reused)."""
+    applied: Any = None
 
 
 class AdmissionState:
     """Kueue decisions between cycles: what was decided and not yet seen in the cache."""
 
-    def __init__(self, *, assume_ttl: float = 60.0) -> None:
+    def __init__(self, *, assume_ttl: float = 60.0, message_refresh: float = 0.0) -> None:
         self.assume_ttl = assume_ttl
+        self.message_refresh = message_refresh
+        # Workload key → when a pending status of it was last published (``_paced``).
+        self.refreshed: dict[str, float] = {}
         self.assumed: dict[tuple[str, str], _Assumed] = {}
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
+        self.parsed = ParsedWorkloads()
 
     def has_work(self, cache: ObjectCache) -> bool:
         """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
         return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
 
     def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
-        """The Kueue objects of the cache with unconfirmed decided statuses applied."""
+        """The Kueue objects of the cache with unconfirmed decided statuses applied. Finished
+        Workloads are left out: admission and the queue counters skip them anyway, and they
+        pile up (Kueue keeps them until their job is deleted)."""
+        workloads = (self._assume("Workload", key, o, now) for key, o in cache.items(WORKLOAD))
         found = KueueObjects(
-            workloads=[self._assume("Workload", key, o, now) for key, o in cache.items(WORKLOAD)],
+            workloads=[w for w in workloads if not is_finished(w)],
             cluster_queues=[
                 self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
             ],
@@ -85,6 +97,8 @@ class AdmissionState:
         return found
 
     def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
+        if not self.excluded:
+            return False
         name = f"{kind} {_key(obj)}"
         version = self.excluded.get(name)
         if version is None:
@@ -103,6 +117,13 @@ class AdmissionState:
         ):
             del self.assumed[(kind, key)]  # observed (or given up): the cache speaks again
             return obj
+        if assumed.seen is obj:
+            return assumed.applied
+        assumed.seen, assumed.applied = obj, self._applied(kind, obj, assumed)
+        return assumed.applied
+
+    @staticmethod
+    def _applied(kind: str, obj: Any, assumed: _Assumed) -> Any:
         if kind == "Workload":
             status = msgspec.convert(
                 {**msgspec.to_builtins(obj.status), **assumed.status}, type(obj.status)
@@ -116,7 +137,40 @@ class AdmissionState:
         objects = self.objects(cache, now)
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
-        return result, statuses(objects, result, format_rfc3339(now))
+        updates = statuses(objects, result, format_rfc3339(now))
+        return result, self._paced(updates, objects, result, now)
+
+    def _paced(
+        self,
+        updates: list[StatusUpdate],
+        objects: KueueObjects,
+        result: AdmissionResult,
+        now: float,
+    ) -> list[StatusUpdate]:
+        """What goes out now, most urgent first. Admissions and preemptions lead (the binder
+        writes a cycle's decisions in order, and a job waits for them), then the queue
+        counters, then pending Workloads. A pending Workload whose status would change only
+        in the wording of its ``QuotaReserved=False`` message (how much quota is missing
+        moves with every admission) is rewritten at most every ``message_refresh`` seconds:
+        with thousands waiting, those rewrites were most of the writes and each came back
+        as a watch event to decide again; its reason still changes at once."""
+        self.refreshed = {k: t for k, t in self.refreshed.items() if now - t < self.message_refresh}
+        decided = result.admitted.keys() | result.preempted.keys()
+        by_key = {object_key(w.metadata): w for w in objects.workloads}
+        urgent: list[StatusUpdate] = []
+        queues: list[StatusUpdate] = []
+        pending: list[StatusUpdate] = []
+        for update in updates:
+            if update.kind != "Workload":
+                queues.append(update)
+            elif update.key in decided:
+                urgent.append(update)
+            elif update.key in self.refreshed and _rewords(by_key[update.key], update.status):
+                continue  # the reason stands; its wording is refreshed later
+            else:
+                self.refreshed[update.key] = now
+                pending.append(update)
+        return [*urgent, *queues, *pending]
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime
@@ -131,7 +185,7 @@ class AdmissionState:
                 *priorities,
             ]
             try:
-                return admit(inputs, now, source="cluster")
+                return admit(inputs, now, source="cluster", parsed=self.parsed)
             except ManifestError as exc:
                 if not self._exclude(objects, exc) or len(self.excluded) > _MAX_EXCLUDED:
                     raise
@@ -187,6 +241,24 @@ class AdmissionState:
                 )
             )
         return out
+
+
+def _rewords(wl: Workload, status: dict[str, Any]) -> bool:
+    """Whether ``status`` changes nothing of ``wl``'s but the message of its false
+    ``QuotaReserved`` condition."""
+    if "admission" in status:
+        return False
+    old: list[dict[str, Any]] = msgspec.to_builtins(wl.status.conditions)
+    new: list[dict[str, Any]] = status.get("conditions") or []
+    if len(old) != len(new):
+        return False
+    for before, after in zip(old, new, strict=True):
+        if any(before.get(f) != after.get(f) for f in ("type", "status", "reason")):
+            return False
+        reworded = before.get("type") == "QuotaReserved" and before.get("status") == "False"
+        if before.get("message") != after.get("message") and not reworded:
+            return False
+    return True
 
 
 def _key(obj: Workload | ClusterQueue | Cohort) -> str:

@@ -102,6 +102,15 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     kueue: Annotated[
         bool, Meta(description="admit Kueue Workloads (ClusterQueues, LocalQueues, flavors)")
     ] = True
+    kueue_message_refresh: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description="rewrite a pending Workload whose QuotaReserved message changed only "
+            "in its wording (how much quota is missing) at most this often (s); a new reason "
+            "is written at once",
+        ),
+    ] = 5.0
     conf: Annotated[
         str,
         Meta(
@@ -116,6 +125,9 @@ class Metrics:
         r = shell.registry
         self.cycles = Counter("shoal_scheduler_cycles", "cycles run", registry=r)
         self.session = Histogram("shoal_scheduler_session_seconds", "session time", registry=r)
+        self.admission = Histogram(
+            "shoal_scheduler_admission_seconds", "Kueue admission time per cycle", registry=r
+        )
         self.decisions = Counter(
             "shoal_scheduler_decisions", "decisions published", ["type"], registry=r
         )
@@ -146,7 +158,9 @@ class Scheduler:
         self.scheduling = Scheduling(
             on_warnings=lambda warnings: self.metrics.conf_warnings.inc(len(warnings))
         )
-        self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
+        self.admission = AdmissionState(
+            assume_ttl=settings.assume_ttl, message_refresh=settings.kueue_message_refresh
+        )
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
         self.hops = HopMetrics(shell.registry)
@@ -259,7 +273,8 @@ class Scheduler:
             )
         )
         if self.settings.kueue and self.admission.has_work(self.state.cache):
-            _, updates = self.admission.decide(self.state.cache, now)
+            with self.metrics.admission.time():
+                _, updates = self.admission.decide(self.state.cache, now)
             envelopes += self.admission.envelopes(
                 updates, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
             )

@@ -19,10 +19,11 @@ import msgspec
 from services.scheduler.api.status import Status
 from services.scheduler.kueue.result import AdmissionResult, Admitted
 from services.scheduler.kueue.workloads import condition, holds_quota, is_finished
-from shared.kube.conditions import same_ignoring_time, set_condition
+from shared.kube.conditions import MAX_MESSAGE, same_ignoring_time, set_condition
 from shared.models import (
     ClusterQueue,
     Cohort,
+    Condition,
     Json,
     LocalQueue,
     ResourceFlavor,
@@ -161,10 +162,18 @@ def _workload_status(
     by_key: Mapping[str, Workload],
     now: str,
 ) -> Json | None:
+    admitted = result.admitted.get(key)
+    pending = key in result.pending and not holds_quota(wl)
+    if admitted is None and key not in result.preempted and pending:
+        # The common case by far: a waiting workload that already says why (checked on its
+        # one condition; decoding all of them for every waiting workload was most of a run).
+        why: Status = result.pending[key]
+        reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
+        if _says(condition(wl, QUOTA_RESERVED), "False", reason, why.message):
+            return None
     current: list[Json] = msgspec.to_builtins(wl.status.conditions)
     conditions = [dict(c) for c in current]
     new_admission: Json | None = None
-    admitted = result.admitted.get(key)
     if admitted is not None and wl.status.admission is None:
         new_admission = admission(admitted)
         message = f"Quota reserved in ClusterQueue {admitted.cluster_queue}"
@@ -182,8 +191,8 @@ def _workload_status(
         message = preemption_message(preemptor, reason)
         set_condition(conditions, EVICTED, "True", "Preempted", message, now)
         set_condition(conditions, PREEMPTED, "True", reason, message, now)
-    elif key in result.pending and not holds_quota(wl):
-        why: Status = result.pending[key]
+    elif pending:
+        why = result.pending[key]
         reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
         set_condition(conditions, QUOTA_RESERVED, "False", reason, why.message, now)
     if new_admission is None and same_ignoring_time(current, conditions):
@@ -192,6 +201,20 @@ def _workload_status(
     if new_admission is not None:
         status["admission"] = new_admission
     return status
+
+
+def _says(found: Condition | None, status: str, reason: str, message: str) -> bool:
+    """Whether ``found`` is what ``set_condition`` would write, but for its time."""
+    if found is None:
+        return False
+    shown: Json = msgspec.to_builtins(found)
+    shown.pop("lastTransitionTime", None)
+    return shown == {
+        "type": found.type,
+        "status": status,
+        "reason": reason,
+        "message": message[:MAX_MESSAGE],
+    }
 
 
 def _true(wl: Workload, kind: str) -> bool:
@@ -211,10 +234,25 @@ def _counts(
         if not queue:
             continue
         slot = counts.setdefault(queue, [0, 0])
-        key = object_key(wl.metadata)
-        reserving = holds_quota(wl) or key in result.admitted
+        reserving = holds_quota(wl) or object_key(wl.metadata) in result.admitted
         slot[1 if reserving else 0] += 1
     return counts
+
+
+def _cluster_queue_key(objects: KueueObjects) -> Callable[[Workload], str]:
+    """``objects.cluster_queue_of`` with the LocalQueues looked up once."""
+    targets: dict[tuple[str, str | None], str] = {}
+    for lq in objects.local_queues:
+        targets.setdefault(
+            (lq.metadata.namespace or "default", lq.metadata.name), lq.spec.clusterQueue
+        )
+
+    def cluster_queue_of(wl: Workload) -> str:
+        if wl.status.admission is not None:
+            return wl.status.admission.clusterQueue
+        return targets.get((wl.metadata.namespace or "default", wl.spec.queueName), "")
+
+    return cluster_queue_of
 
 
 def cluster_queue_statuses(
@@ -222,7 +260,7 @@ def cluster_queue_statuses(
 ) -> list[StatusUpdate]:
     """pending/reserving/admitted workload counts and the ``Active`` condition per CQ."""
     flavors = {f.metadata.name for f in objects.flavors}
-    counts = _counts(objects, result, objects.cluster_queue_of)
+    counts = _counts(objects, result, _cluster_queue_key(objects))
     updates: list[StatusUpdate] = []
     for cq in sorted(objects.cluster_queues, key=lambda q: q.metadata.name):
         name = cq.metadata.name
