@@ -27,11 +27,12 @@ import structlog
 from services.scheduler.kueue import AdmissionResult, admit
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
 from services.scheduler.kueue.workloads import ParsedWorkloads, is_finished
+from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
 from shared.events import KueueStatusDecided
 from shared.kube.timefmt import format_rfc3339
-from shared.models import ClusterQueue, Cohort, Model, Workload, object_key
+from shared.models import ClusterQueue, Cohort, Model, Workload
 
 _log = structlog.get_logger()
 
@@ -58,11 +59,9 @@ class _Assumed:
 class AdmissionState:
     """Kueue decisions between cycles: what was decided and not yet seen in the cache."""
 
-    def __init__(self, *, assume_ttl: float = 60.0, message_refresh: float = 0.0) -> None:
+    def __init__(self, *, assume_ttl: float = 60.0, pacing: StatusPacing | None = None) -> None:
         self.assume_ttl = assume_ttl
-        self.message_refresh = message_refresh
-        # Workload key → when a pending status of it was last published (``_paced``).
-        self.refreshed: dict[str, float] = {}
+        self.pacing = pacing or StatusPacing()
         self.assumed: dict[tuple[str, str], _Assumed] = {}
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
@@ -138,39 +137,8 @@ class AdmissionState:
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
         updates = statuses(objects, result, format_rfc3339(now))
-        return result, self._paced(updates, objects, result, now)
-
-    def _paced(
-        self,
-        updates: list[StatusUpdate],
-        objects: KueueObjects,
-        result: AdmissionResult,
-        now: float,
-    ) -> list[StatusUpdate]:
-        """What goes out now, most urgent first. Admissions and preemptions lead (the binder
-        writes a cycle's decisions in order, and a job waits for them), then the queue
-        counters, then pending Workloads. A pending Workload whose status would change only
-        in the wording of its ``QuotaReserved=False`` message (how much quota is missing
-        moves with every admission) is rewritten at most every ``message_refresh`` seconds:
-        with thousands waiting, those rewrites were most of the writes and each came back
-        as a watch event to decide again; its reason still changes at once."""
-        self.refreshed = {k: t for k, t in self.refreshed.items() if now - t < self.message_refresh}
         decided = result.admitted.keys() | result.preempted.keys()
-        by_key = {object_key(w.metadata): w for w in objects.workloads}
-        urgent: list[StatusUpdate] = []
-        queues: list[StatusUpdate] = []
-        pending: list[StatusUpdate] = []
-        for update in updates:
-            if update.kind != "Workload":
-                queues.append(update)
-            elif update.key in decided:
-                urgent.append(update)
-            elif update.key in self.refreshed and _rewords(by_key[update.key], update.status):
-                continue  # the reason stands; its wording is refreshed later
-            else:
-                self.refreshed[update.key] = now
-                pending.append(update)
-        return [*urgent, *queues, *pending]
+        return result, self.pacing.select(updates, objects, decided, now)
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime
@@ -241,24 +209,6 @@ class AdmissionState:
                 )
             )
         return out
-
-
-def _rewords(wl: Workload, status: dict[str, Any]) -> bool:
-    """Whether ``status`` changes nothing of ``wl``'s but the message of its false
-    ``QuotaReserved`` condition."""
-    if "admission" in status:
-        return False
-    old: list[dict[str, Any]] = msgspec.to_builtins(wl.status.conditions)
-    new: list[dict[str, Any]] = status.get("conditions") or []
-    if len(old) != len(new):
-        return False
-    for before, after in zip(old, new, strict=True):
-        if any(before.get(f) != after.get(f) for f in ("type", "status", "reason")):
-            return False
-        reworded = before.get("type") == "QuotaReserved" and before.get("status") == "False"
-        if before.get("message") != after.get("message") and not reworded:
-            return False
-    return True
 
 
 def _key(obj: Workload | ClusterQueue | Cohort) -> str:

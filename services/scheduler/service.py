@@ -25,6 +25,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from services.scheduler.admission import AdmissionState
 from services.scheduler.cycle import Scheduling, conf_digest
+from services.scheduler.kueue_writes import StatusPacing
 from services.scheduler.leadership import (
     Leadership,
     run_group_leadership,
@@ -106,11 +107,19 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
         float,
         Meta(
             ge=0,
-            description="rewrite a pending Workload whose QuotaReserved message changed only "
-            "in its wording (how much quota is missing) at most this often (s); a new reason "
-            "is written at once",
+            description="rewrite a waiting Workload whose QuotaReserved=False reason or message "
+            "changed (how much quota is missing, which head it waits behind) at most this "
+            "often (s); its first explanation and any other change are written at once",
         ),
     ] = 5.0
+    kueue_counter_refresh: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description="rewrite a ClusterQueue's or LocalQueue's workload counters at most "
+            "this often (s); its Active condition is written at once",
+        ),
+    ] = 2.0
     conf: Annotated[
         str,
         Meta(
@@ -159,7 +168,11 @@ class Scheduler:
             on_warnings=lambda warnings: self.metrics.conf_warnings.inc(len(warnings))
         )
         self.admission = AdmissionState(
-            assume_ttl=settings.assume_ttl, message_refresh=settings.kueue_message_refresh
+            assume_ttl=settings.assume_ttl,
+            pacing=StatusPacing(
+                message_refresh=settings.kueue_message_refresh,
+                counter_refresh=settings.kueue_counter_refresh,
+            ),
         )
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)

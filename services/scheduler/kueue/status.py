@@ -121,10 +121,23 @@ class KueueObjects:
 
 def statuses(objects: KueueObjects, result: AdmissionResult, now: str) -> list[StatusUpdate]:
     """Every Workload, ClusterQueue and LocalQueue status this run changes."""
+    tally = _tally(objects, result)
     return [
         *workload_statuses(objects, result, now),
-        *cluster_queue_statuses(objects, result, now),
-        *local_queue_statuses(objects, result, now),
+        *cluster_queue_statuses(objects, result, now, tally=tally),
+        *local_queue_statuses(objects, result, now, tally=tally),
+    ]
+
+
+_Tally = list[tuple[Workload, bool]]
+"""The workloads not finished, each with whether it holds quota after the run."""
+
+
+def _tally(objects: KueueObjects, result: AdmissionResult) -> _Tally:
+    return [
+        (wl, holds_quota(wl) or object_key(wl.metadata) in result.admitted)
+        for wl in objects.workloads
+        if not is_finished(wl)
     ]
 
 
@@ -181,7 +194,7 @@ def _workload_status(
         for kind in (EVICTED, PREEMPTED):
             _reset(conditions, kind, "QuotaReserved", now)
         set_condition(conditions, ADMITTED, "True", "Admitted", "The workload is admitted", now)
-    elif key in result.preempted and holds_quota(wl) and not _true(wl, EVICTED):
+    elif key in result.preempted and not pending and holds_quota(wl) and not _true(wl, EVICTED):
         preemptor = by_key.get(result.preempted[key])
         reason = IN_CLUSTER_QUEUE
         if preemptor is not None and objects.cluster_queue_of(preemptor) != (
@@ -222,19 +235,14 @@ def _true(wl: Workload, kind: str) -> bool:
     return found is not None and found.status == "True"
 
 
-def _counts(
-    objects: KueueObjects, result: AdmissionResult, key_of: Callable[[Workload], str]
-) -> dict[str, list[int]]:
+def _counts(tally: _Tally, key_of: Callable[[Workload], str]) -> dict[str, list[int]]:
     """Per queue (``key_of(workload)``): [pending, reserving/admitted] after this run."""
     counts: dict[str, list[int]] = {}
-    for wl in objects.workloads:
-        if is_finished(wl):
-            continue
+    for wl, reserving in tally:
         queue = key_of(wl)
         if not queue:
             continue
         slot = counts.setdefault(queue, [0, 0])
-        reserving = holds_quota(wl) or object_key(wl.metadata) in result.admitted
         slot[1 if reserving else 0] += 1
     return counts
 
@@ -256,11 +264,13 @@ def _cluster_queue_key(objects: KueueObjects) -> Callable[[Workload], str]:
 
 
 def cluster_queue_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str
+    objects: KueueObjects, result: AdmissionResult, now: str, *, tally: _Tally | None = None
 ) -> list[StatusUpdate]:
     """pending/reserving/admitted workload counts and the ``Active`` condition per CQ."""
     flavors = {f.metadata.name for f in objects.flavors}
-    counts = _counts(objects, result, _cluster_queue_key(objects))
+    if tally is None:
+        tally = _tally(objects, result)
+    counts = _counts(tally, _cluster_queue_key(objects))
     updates: list[StatusUpdate] = []
     for cq in sorted(objects.cluster_queues, key=lambda q: q.metadata.name):
         name = cq.metadata.name
@@ -283,12 +293,13 @@ def cluster_queue_statuses(
 
 
 def local_queue_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str
+    objects: KueueObjects, result: AdmissionResult, now: str, *, tally: _Tally | None = None
 ) -> list[StatusUpdate]:
     """pending/reserving/admitted counts and ``Active`` per LocalQueue."""
+    if tally is None:
+        tally = _tally(objects, result)
     counts = _counts(
-        objects,
-        result,
+        tally,
         lambda wl: f"{wl.metadata.namespace or 'default'}/{wl.spec.queueName or ''}",
     )
     cluster_queues = {cq.metadata.name for cq in objects.cluster_queues}

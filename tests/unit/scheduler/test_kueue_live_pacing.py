@@ -13,6 +13,7 @@ from services.scheduler.admission import AdmissionState
 from services.scheduler.kueue import admit
 from services.scheduler.kueue.status import StatusUpdate
 from services.scheduler.kueue.workloads import ParsedWorkloads
+from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.events import ObjectAdded
 from shared.models import Model, decode_object
@@ -90,7 +91,7 @@ def test_a_pending_message_that_only_changes_wording_is_paced(
     refresh: float, later: float, rewritten: bool
 ) -> None:
     cluster = _waiting_cluster()
-    state = AdmissionState(message_refresh=refresh)
+    state = AdmissionState(pacing=StatusPacing(message_refresh=refresh))
     first = _message(_decide(state, cluster, T0), "default/big")
     assert first is not None and first.endswith("1 more needed")
     cluster.add(workload("y", "1", minute=3, admitted=("cq", "default")))
@@ -103,7 +104,7 @@ def test_a_pending_message_that_only_changes_wording_is_paced(
 
 def test_a_new_reason_is_written_at_once() -> None:
     cluster = _waiting_cluster(within="LowerPriority")
-    state = AdmissionState(message_refresh=60.0)
+    state = AdmissionState(pacing=StatusPacing(message_refresh=60.0))
     _decide(state, cluster, T0)
     # A higher-priority workload of the same size preempts x: big's reason stays, but the new
     # one's first status and x's eviction go out at once, admissions and evictions first.
@@ -113,6 +114,22 @@ def test_a_new_reason_is_written_at_once() -> None:
     assert kinds[0] == ("Workload", "default/x"), "the eviction leads"
     assert ("Workload", "default/urgent") in kinds
     assert kinds.index(("ClusterQueue", "cq")) < kinds.index(("Workload", "default/urgent"))
+
+
+@pytest.mark.parametrize(
+    ("later", "rewritten"), [(1.0, False), (6.0, True)], ids=["within-refresh", "after-refresh"]
+)
+def test_queue_counters_alone_are_paced(later: float, rewritten: bool) -> None:
+    cluster = _waiting_cluster()
+    state = AdmissionState(pacing=StatusPacing(counter_refresh=5.0))
+    first = [u for u in _decide(state, cluster, T0) if u.kind == "ClusterQueue"]
+    assert first and first[0].status["pendingWorkloads"] == 1
+    cluster.add(workload("more", "3", minute=5))
+    again = [u for u in _decide(state, cluster, T0 + later) if u.kind == "ClusterQueue"]
+    if rewritten:
+        assert again and again[0].status["pendingWorkloads"] == 2
+    else:
+        assert again == [], "only a counter changed: written later"
 
 
 def test_decoded_workloads_are_reused_only_while_the_object_is_the_same() -> None:

@@ -1,0 +1,111 @@
+"""Which Kueue statuses a cycle publishes, and in what order.
+
+The admission core says what every Workload, ClusterQueue and LocalQueue status should be now.
+Each published status is a write through the binder to the API server, and comes back as a
+watch event for every service; with thousands of workloads waiting, most of those writes
+changed only an explanation, and they queued in front of the admissions in the binder. So:
+
+- admissions and preemptions go first (the binder writes a cycle's decisions in order, and
+  a job waits for them), then the queue counters, then waiting Workloads;
+- a Workload that stays waiting (``QuotaReserved=False`` before and after) and changes only
+  the reason or message of that condition — how much quota is missing moves with every
+  admission, "waiting behind" names another head — is rewritten at most every
+  ``message_refresh`` seconds; its first explanation goes out at once. Kueue likewise leaves
+  the explanation of a waiting workload as it was until the scheduler evaluates it again;
+- a queue whose counters alone change is rewritten at most every ``counter_refresh``
+  seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way);
+  its ``Active`` condition goes out at once.
+
+Whatever is held back is decided again by the next cycle, so the last word is always written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import msgspec
+
+from services.scheduler.kueue.status import KueueObjects, StatusUpdate
+from shared.kube.conditions import same_ignoring_time
+from shared.models import Workload, object_key
+
+Json = dict[str, Any]
+QUOTA_RESERVED = "QuotaReserved"
+
+
+class StatusPacing:
+    def __init__(self, *, message_refresh: float = 0.0, counter_refresh: float = 0.0) -> None:
+        self.message_refresh = message_refresh
+        self.counter_refresh = counter_refresh
+        # (kind, key) → when a status of it that may be held back was last published.
+        self.published: dict[tuple[str, str], float] = {}
+
+    def select(
+        self,
+        updates: Sequence[StatusUpdate],
+        objects: KueueObjects,
+        decided: Collection[str],
+        now: float,
+    ) -> list[StatusUpdate]:
+        """The updates to publish now, most urgent first; ``decided``: the Workloads this
+        run admitted or preempted."""
+        longest = max(self.message_refresh, self.counter_refresh)
+        self.published = {k: t for k, t in self.published.items() if now - t < longest}
+        workloads = {object_key(w.metadata): w for w in objects.workloads}
+        queues: dict[tuple[str, str], Json] = {
+            ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
+        }
+        for lq in objects.local_queues:
+            key = f"{lq.metadata.namespace or 'default'}/{lq.metadata.name}"
+            queues[("LocalQueue", key)] = lq.status
+        urgent: list[StatusUpdate] = []
+        counters: list[StatusUpdate] = []
+        waiting: list[StatusUpdate] = []
+        for update in updates:
+            slot = (update.kind, update.key)
+            if update.kind == "Workload":
+                if update.key in decided:
+                    urgent.append(update)
+                    continue
+                if self._recent(slot, self.message_refresh, now) and still_waiting(
+                    workloads[update.key], update.status
+                ):
+                    continue
+                waiting.append(update)
+            else:
+                current = queues.get(slot)
+                if (
+                    current is not None
+                    and self._recent(slot, self.counter_refresh, now)
+                    and same_ignoring_time(
+                        current.get("conditions") or [], update.status["conditions"]
+                    )
+                ):
+                    continue
+                counters.append(update)
+            self.published[slot] = now
+        return [*urgent, *counters, *waiting]
+
+    def _recent(self, slot: tuple[str, str], period: float, now: float) -> bool:
+        last = self.published.get(slot)
+        return last is not None and now - last < period
+
+
+def still_waiting(wl: Workload, status: Json) -> bool:
+    """Whether ``status`` keeps ``wl`` waiting as it is and changes nothing but the reason or
+    message of its false ``QuotaReserved`` condition."""
+    if "admission" in status:
+        return False
+    old: list[Json] = msgspec.to_builtins(wl.status.conditions)
+    new: list[Json] = status.get("conditions") or []
+    if len(old) != len(new):
+        return False
+    for before, after in zip(old, new, strict=True):
+        if before.get("type") != after.get("type") or before.get("status") != after.get("status"):
+            return False
+        if before.get("type") == QUOTA_RESERVED and before.get("status") == "False":
+            continue
+        if any(before.get(f) != after.get(f) for f in ("reason", "message")):
+            return False
+    return True
