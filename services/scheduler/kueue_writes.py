@@ -14,7 +14,10 @@ changed only an explanation, and they queued in front of the admissions in the b
   the explanation of a waiting workload as it was until the scheduler evaluates it again;
 - a queue whose counters alone change is rewritten at most every ``counter_refresh``
   seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way);
-  its ``Active`` condition goes out at once.
+  its ``Active`` condition goes out at once;
+- at most ``max_waiting`` waiting Workloads per cycle, those never explained first, then the
+  longest unrefreshed: with 10,000 waiting, the refreshes alone filled the binder (the
+  scheduler caps PodScheduled conditions per cycle for the same reason).
 
 Whatever is held back is decided again by the next cycle, so the last word is always written.
 """
@@ -35,9 +38,16 @@ QUOTA_RESERVED = "QuotaReserved"
 
 
 class StatusPacing:
-    def __init__(self, *, message_refresh: float = 0.0, counter_refresh: float = 0.0) -> None:
+    def __init__(
+        self,
+        *,
+        message_refresh: float = 0.0,
+        counter_refresh: float = 0.0,
+        max_waiting: int | None = None,
+    ) -> None:
         self.message_refresh = message_refresh
         self.counter_refresh = counter_refresh
+        self.max_waiting = max_waiting
         # (kind, key) → when a status of it that may be held back was last published.
         self.published: dict[tuple[str, str], float] = {}
 
@@ -50,8 +60,6 @@ class StatusPacing:
     ) -> list[StatusUpdate]:
         """The updates to publish now, most urgent first; ``decided``: the Workloads this
         run admitted or preempted."""
-        longest = max(self.message_refresh, self.counter_refresh)
-        self.published = {k: t for k, t in self.published.items() if now - t < longest}
         workloads = {object_key(w.metadata): w for w in objects.workloads}
         queues: dict[tuple[str, str], Json] = {
             ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
@@ -59,32 +67,39 @@ class StatusPacing:
         for lq in objects.local_queues:
             key = f"{lq.metadata.namespace or 'default'}/{lq.metadata.name}"
             queues[("LocalQueue", key)] = lq.status
+        self.published = {  # forget what is gone (or finished)
+            (kind, key): at
+            for (kind, key), at in self.published.items()
+            if key in workloads or (kind, key) in queues
+        }
         urgent: list[StatusUpdate] = []
         counters: list[StatusUpdate] = []
         waiting: list[StatusUpdate] = []
         for update in updates:
             slot = (update.kind, update.key)
-            if update.kind == "Workload":
-                if update.key in decided:
-                    urgent.append(update)
-                    continue
-                if self._recent(slot, self.message_refresh, now) and still_waiting(
-                    workloads[update.key], update.status
-                ):
-                    continue
-                waiting.append(update)
-            else:
+            if update.kind != "Workload":
                 current = queues.get(slot)
-                if (
-                    current is not None
-                    and self._recent(slot, self.counter_refresh, now)
+                if current is None or not (
+                    self._recent(slot, self.counter_refresh, now)
                     and same_ignoring_time(
                         current.get("conditions") or [], update.status["conditions"]
                     )
                 ):
-                    continue
-                counters.append(update)
-            self.published[slot] = now
+                    counters.append(update)
+                    self.published[slot] = now
+            elif update.key in decided:
+                urgent.append(update)
+            elif not (
+                self._recent(slot, self.message_refresh, now)
+                and still_waiting(workloads[update.key], update.status)
+            ):
+                waiting.append(update)
+        if self.max_waiting is not None and len(waiting) > self.max_waiting:
+            oldest = sorted(waiting, key=lambda u: self.published.get((u.kind, u.key), -1.0))
+            kept = {id(u) for u in oldest[: self.max_waiting]}
+            waiting = [u for u in waiting if id(u) in kept]
+        for update in waiting:
+            self.published[(update.kind, update.key)] = now
         return [*urgent, *counters, *waiting]
 
     def _recent(self, slot: tuple[str, str], period: float, now: float) -> bool:

@@ -120,6 +120,15 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
             "this often (s); its Active condition is written at once",
         ),
     ] = 2.0
+    kueue_max_waiting: Annotated[
+        int,
+        Meta(
+            ge=1,
+            description="waiting Workloads whose explanation is written per cycle at most "
+            "(those never explained first): thousands waiting must not crowd the admissions "
+            "out of the binder",
+        ),
+    ] = 200
     conf: Annotated[
         str,
         Meta(
@@ -172,6 +181,7 @@ class Scheduler:
             pacing=StatusPacing(
                 message_refresh=settings.kueue_message_refresh,
                 counter_refresh=settings.kueue_counter_refresh,
+                max_waiting=settings.kueue_max_waiting,
             ),
         )
         self.changed = asyncio.Event()

@@ -132,6 +132,21 @@ def test_queue_counters_alone_are_paced(later: float, rewritten: bool) -> None:
         assert again == [], "only a counter changed: written later"
 
 
+def test_waiting_explanations_per_cycle_are_capped_never_explained_first() -> None:
+    cluster = _waiting_cluster()
+    state = AdmissionState(pacing=StatusPacing(max_waiting=1))
+    assert _message(_decide(state, cluster, T0), "default/big") is not None
+    # big's explanation changes ("2 more needed") as a new workload arrives: one goes out.
+    cluster.add(workload("y", "1", minute=3, admitted=("cq", "default")))
+    cluster.add(workload("later", "3", minute=4))
+    first = [u.key for u in _decide(state, cluster, T0 + 1) if u.kind == "Workload"]
+    assert first == ["default/later"], "never explained goes before a refresh"
+    second = _decide(state, cluster, T0 + 2)
+    assert [u.key for u in second if u.kind == "Workload"] == ["default/big"]
+    message = _message(second, "default/big")
+    assert message is not None and message.endswith("2 more needed")
+
+
 def test_decoded_workloads_are_reused_only_while_the_object_is_the_same() -> None:
     objects: list[Model] = [
         decode_object(o, document="doc")
