@@ -287,20 +287,33 @@ class Executor:
 
 
 def superseded(decisions: list[Envelope]) -> set[int]:
-    """Indexes of PodGroup status decisions a later one of the same leader replaces in the
-    batch. Each carries the whole status (phase and all conditions), so only the last one
-    needs writing; when the binder lags, a gang's intermediate conditions ("3 valid, 10
-    minAvailable", then "7 valid, ...") pile up in one batch. Decisions of different epochs
-    are all kept: the fence may refuse the later one."""
-    last: dict[tuple[str, int], int] = {}
+    """Indexes of status decisions a later one of the same leader replaces in the batch.
+    Each carries the whole status, so only the last one needs writing; when the binder lags,
+    a gang's intermediate conditions ("3 valid, 10 minAvailable", then "7 valid, ...") or a
+    pending Workload's changing "N more needed" pile up in one batch. A Kueue status is
+    written guarded by the resourceVersion it was computed from, so of two for one object
+    the earlier would make the later fail (or fail itself): the later, computed on the
+    earlier, is the one to write — unless the earlier posts an Event (an admission, a
+    preemption), which is kept. Decisions of different epochs are all kept: the fence may
+    refuse the later one."""
+    last: dict[tuple[str, str, int], int] = {}
     skipped: set[int] = set()
     for index, decision in enumerate(decisions):
         if isinstance(decision, PodGroupStatusDecided):
-            previous = last.get((decision.key, decision.epoch))
-            if previous is not None:
-                skipped.add(previous)
-            last[(decision.key, decision.epoch)] = index
+            slot = ("PodGroup", decision.key, decision.epoch)
+        elif isinstance(decision, KueueStatusDecided):
+            slot = (decision.kind, decision.key, decision.epoch)
+        else:
+            continue
+        previous = last.get(slot)
+        if previous is not None and not _eventful(decisions[previous]):
+            skipped.add(previous)
+        last[slot] = index
     return skipped
+
+
+def _eventful(decision: Envelope) -> bool:
+    return isinstance(decision, KueueStatusDecided) and bool(kueue.events(decision))
 
 
 async def _with_retries(executor: Executor, decision: Envelope, attempts: int) -> Envelope | None:

@@ -37,18 +37,28 @@ async def write_status(kube: KubeClient, d: KueueStatusDecided, post_event: Post
         if exc.status in (404, 409):
             return False
         raise
-    if d.kind == "Workload":
-        involved = {
-            "apiVersion": KUEUE_API,
-            "kind": "Workload",
-            "namespace": namespace,
-            "name": name,
-            "uid": d.uid,
-        }
-        decided_at = format_rfc3339(d.occurred_at)
-        for condition in d.status.get("conditions") or []:
-            reason = _EVENTS.get(str(condition.get("type")))
-            changed_now = condition.get("lastTransitionTime") == decided_at
-            if reason and condition.get("status") == "True" and changed_now:
-                await post_event(involved, reason, str(condition.get("message") or ""))
+    involved = {
+        "apiVersion": KUEUE_API,
+        "kind": "Workload",
+        "namespace": namespace,
+        "name": name,
+        "uid": d.uid,
+    }
+    for reason, message in events(d):
+        await post_event(involved, reason, message)
     return True
+
+
+def events(d: KueueStatusDecided) -> list[tuple[str, str]]:
+    """The Normal Events (reason, message) writing ``d`` posts: a Workload condition of
+    ``_EVENTS`` that turned true in the cycle that decided it."""
+    if d.kind != "Workload":
+        return []
+    decided_at = format_rfc3339(d.occurred_at)
+    found: list[tuple[str, str]] = []
+    for condition in d.status.get("conditions") or []:
+        reason = _EVENTS.get(str(condition.get("type")))
+        changed_now = condition.get("lastTransitionTime") == decided_at
+        if reason and condition.get("status") == "True" and changed_now:
+            found.append((reason, str(condition.get("message") or "")))
+    return found

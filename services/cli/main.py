@@ -57,6 +57,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "CPU of the whole stack at rest, first job after",
     ),
     (("bench", "kueue"), "services.cli.bench.kueue", "Kueue's scheduler baseline, whole stack"),
+    (
+        ("bench", "kueue-replay"),
+        "services.cli.bench.kueue_replay",
+        "Kueue's scheduler baseline through the admission alone, in-process, fake clock",
+    ),
 )
 
 

@@ -26,6 +26,8 @@ import structlog
 
 from services.scheduler.kueue import AdmissionResult, admit
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
+from services.scheduler.kueue.workloads import ParsedWorkloads, is_finished
+from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
 from shared.events import KueueStatusDecided
@@ -48,26 +50,35 @@ class _Assumed:
     resource_version: str
     status: dict[str, Any]
     since: float
+    seen: Any = None
+    """The cached object this status was last applied to, and the result: the same object
+    next cycle gets the same instance back (so decoded workloads are reused)."""
+    applied: Any = None
 
 
 class AdmissionState:
     """Kueue decisions between cycles: what was decided and not yet seen in the cache."""
 
-    def __init__(self, *, assume_ttl: float = 60.0) -> None:
+    def __init__(self, *, assume_ttl: float = 60.0, pacing: StatusPacing | None = None) -> None:
         self.assume_ttl = assume_ttl
+        self.pacing = pacing or StatusPacing()
         self.assumed: dict[tuple[str, str], _Assumed] = {}
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
+        self.parsed = ParsedWorkloads()
 
     def has_work(self, cache: ObjectCache) -> bool:
         """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
         return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
 
     def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
-        """The Kueue objects of the cache with unconfirmed decided statuses applied."""
+        """The Kueue objects of the cache with unconfirmed decided statuses applied. Finished
+        Workloads are left out: admission and the queue counters skip them anyway, and they
+        pile up (Kueue keeps them until their job is deleted)."""
+        workloads = (self._assume("Workload", key, o, now) for key, o in cache.items(WORKLOAD))
         found = KueueObjects(
-            workloads=[self._assume("Workload", key, o, now) for key, o in cache.items(WORKLOAD)],
+            workloads=[w for w in workloads if not is_finished(w)],
             cluster_queues=[
                 self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
             ],
@@ -85,6 +96,8 @@ class AdmissionState:
         return found
 
     def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
+        if not self.excluded:
+            return False
         name = f"{kind} {_key(obj)}"
         version = self.excluded.get(name)
         if version is None:
@@ -103,6 +116,13 @@ class AdmissionState:
         ):
             del self.assumed[(kind, key)]  # observed (or given up): the cache speaks again
             return obj
+        if assumed.seen is obj:
+            return assumed.applied
+        assumed.seen, assumed.applied = obj, self._applied(kind, obj, assumed)
+        return assumed.applied
+
+    @staticmethod
+    def _applied(kind: str, obj: Any, assumed: _Assumed) -> Any:
         if kind == "Workload":
             status = msgspec.convert(
                 {**msgspec.to_builtins(obj.status), **assumed.status}, type(obj.status)
@@ -116,7 +136,9 @@ class AdmissionState:
         objects = self.objects(cache, now)
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
-        return result, statuses(objects, result, format_rfc3339(now))
+        updates = statuses(objects, result, format_rfc3339(now))
+        decided = result.admitted.keys() | result.preempted.keys()
+        return result, self.pacing.select(updates, objects, decided, now)
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime
@@ -131,7 +153,7 @@ class AdmissionState:
                 *priorities,
             ]
             try:
-                return admit(inputs, now, source="cluster")
+                return admit(inputs, now, source="cluster", parsed=self.parsed)
             except ManifestError as exc:
                 if not self._exclude(objects, exc) or len(self.excluded) > _MAX_EXCLUDED:
                     raise

@@ -25,6 +25,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from services.scheduler.admission import AdmissionState
 from services.scheduler.cycle import Scheduling, conf_digest
+from services.scheduler.kueue_writes import StatusPacing
 from services.scheduler.leadership import (
     Leadership,
     run_group_leadership,
@@ -102,6 +103,32 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     kueue: Annotated[
         bool, Meta(description="admit Kueue Workloads (ClusterQueues, LocalQueues, flavors)")
     ] = True
+    kueue_message_refresh: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description="rewrite a waiting Workload whose QuotaReserved=False reason or message "
+            "changed (how much quota is missing, which head it waits behind) at most this "
+            "often (s); its first explanation and any other change are written at once",
+        ),
+    ] = 5.0
+    kueue_counter_refresh: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description="rewrite a ClusterQueue's or LocalQueue's workload counters at most "
+            "this often (s); its Active condition is written at once",
+        ),
+    ] = 2.0
+    kueue_max_waiting: Annotated[
+        int,
+        Meta(
+            ge=1,
+            description="waiting Workloads whose explanation is written per cycle at most "
+            "(those never explained first): thousands waiting must not crowd the admissions "
+            "out of the binder",
+        ),
+    ] = 200
     conf: Annotated[
         str,
         Meta(
@@ -116,6 +143,9 @@ class Metrics:
         r = shell.registry
         self.cycles = Counter("shoal_scheduler_cycles", "cycles run", registry=r)
         self.session = Histogram("shoal_scheduler_session_seconds", "session time", registry=r)
+        self.admission = Histogram(
+            "shoal_scheduler_admission_seconds", "Kueue admission time per cycle", registry=r
+        )
         self.decisions = Counter(
             "shoal_scheduler_decisions", "decisions published", ["type"], registry=r
         )
@@ -146,7 +176,14 @@ class Scheduler:
         self.scheduling = Scheduling(
             on_warnings=lambda warnings: self.metrics.conf_warnings.inc(len(warnings))
         )
-        self.admission = AdmissionState(assume_ttl=settings.assume_ttl)
+        self.admission = AdmissionState(
+            assume_ttl=settings.assume_ttl,
+            pacing=StatusPacing(
+                message_refresh=settings.kueue_message_refresh,
+                counter_refresh=settings.kueue_counter_refresh,
+                max_waiting=settings.kueue_max_waiting,
+            ),
+        )
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
         self.hops = HopMetrics(shell.registry)
@@ -259,7 +296,8 @@ class Scheduler:
             )
         )
         if self.settings.kueue and self.admission.has_work(self.state.cache):
-            _, updates = self.admission.decide(self.state.cache, now)
+            with self.metrics.admission.time():
+                _, updates = self.admission.decide(self.state.cache, now)
             envelopes += self.admission.envelopes(
                 updates, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
             )

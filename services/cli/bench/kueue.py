@@ -64,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--timeout", type=float, default=900, help="deadline (s)")
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
+    parser.add_argument(
+        "--profile", type=Path, help="sample every process's stacks into DIR/<process>.txt"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -294,11 +297,14 @@ async def _create_set(
 
 
 async def bench(args: argparse.Namespace) -> Json:
+    from services.cli.bench.hops import scrape
     from services.cli.stack import Stack, StackConfig
     from shared.kube import KubeClient, resource_for
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-kueue-"))
-    stack = Stack(StackConfig(workdir=workdir, nodes=1))
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    stack = Stack(StackConfig(workdir=workdir, nodes=1, profile_dir=args.profile))
     counts = {s.name: max(1, round(s.count * args.scale)) for s in BASELINE}
     try:
         await stack.start(timeout=300)
@@ -325,6 +331,7 @@ async def bench(args: argparse.Namespace) -> Json:
         print(f"  {len(queues)} ClusterQueues created; creating workloads", flush=True)
         await asyncio.sleep(2)  # the queues reach the scheduler's cache before the workloads
         run = Run()
+        cpu_before = {**stack.cpu(), "bench (runner)": time.process_time()}
         sizes = {
             f"{s.name}-{queue}-{i}": s.cpu
             for queue in queues
@@ -354,9 +361,53 @@ async def bench(args: argparse.Namespace) -> Json:
         finally:
             watching.cancel()
             await kube.close()
-        return _report(run, args, counts, len(queues), total, str(workdir))
+        cpu_after = {**stack.cpu(), "bench (runner)": time.process_time()}
+        ports = {n: p.health_port for n, p in stack.services.items() if p.health_port}
+        counters = _counters(await scrape(ports))
+        _write_timeline(workdir / "timeline.json", run)
+        cpu = {k: round(v - cpu_before.get(k, 0.0), 1) for k, v in sorted(cpu_after.items())}
+        result = _report(run, args, counts, len(queues), total, str(workdir), cpu)
+        return {**result, "counters": counters}
     finally:
         stack.stop(grace=10)
+
+
+# Service counters worth reading after a run: how many cycles, and what they wrote.
+_COUNTERS = (
+    "shoal_scheduler_cycles_total",
+    "shoal_scheduler_admission_seconds_count",
+    "shoal_scheduler_admission_seconds_sum",
+    'shoal_scheduler_decisions_total{type="KueueStatusDecided"}',
+    'shoal_binder_outcomes_total{outcome="Superseded"}',
+)
+
+
+def _counters(texts: dict[str, str]) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for text in texts.values():
+        for line in text.splitlines():
+            name, _, value = line.rpartition(" ")
+            if name in _COUNTERS:
+                found[name] = round(float(value), 3)
+    return found
+
+
+def _write_timeline(path: Path, run: Run) -> None:
+    """Per workload: class, created, first admitted, finished (s since the first creation)."""
+
+    def at(times: dict[str, float], name: str) -> float | None:
+        return round(times[name] - run.first, 3) if name in times else None
+
+    rows = {
+        name: (
+            run.klass.get(name),
+            at(run.created, name),
+            at(run.first_admitted, name),
+            at(run.finished, name),
+        )
+        for name in run.created
+    }
+    path.write_text(json.dumps(rows))
 
 
 def _report(
@@ -366,6 +417,7 @@ def _report(
     queues: int,
     total: int,
     workdir: str,
+    cpu: dict[str, float],
 ) -> Json:
     wall = max(run.last - run.first, 1e-9)
     usage = 100 * sum(run.used.values()) / (NOMINAL * queues * wall)
@@ -387,6 +439,7 @@ def _report(
         "mean_time_to_admission_ms": admission,
         "evictions": run.evictions,
         "scale": args.scale,
+        "cpu_s": cpu,
         "workdir": workdir,
     }
 
@@ -406,6 +459,8 @@ def render(result: Json) -> str:
             for k in KUEUE_MEANS_MS
         ),
         f"  evictions    {result['evictions']}",
+        "  CPU seconds  " + ", ".join(f"{k} {v}" for k, v in result["cpu_s"].items()),
+        "  counters     " + ", ".join(f"{k} {v:g}" for k, v in result["counters"].items()),
         f"  logs         {result['workdir']}/logs",
     ]
     return "\n".join(lines)

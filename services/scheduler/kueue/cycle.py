@@ -26,7 +26,13 @@ from datetime import datetime
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.fair_sharing import FairSharing, Nominee, fairest
 from services.scheduler.kueue.flavors import Assignment, assign_flavors
-from services.scheduler.kueue.model import ANY, STRICT_FIFO, ClusterQueueState, Snapshot
+from services.scheduler.kueue.model import (
+    ANY,
+    LOWER_OR_NEWER_EQUAL_PRIORITY,
+    STRICT_FIFO,
+    ClusterQueueState,
+    Snapshot,
+)
 from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
@@ -34,6 +40,7 @@ from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFla
 from services.scheduler.kueue.snapshot import Inputs, build
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
+    ParsedWorkloads,
     Usage,
     WorkloadInfo,
     requests_over_limits,
@@ -56,17 +63,22 @@ def admit(
     max_cycles: int | None = None,
     gates: Mapping[str, bool] | None = None,
     fair_sharing: FairSharing | None = None,
+    parsed: ParsedWorkloads | None = None,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
     ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
     ``gates`` sets Kueue feature gates by name (those in ``GATES``, defaults as upstream;
     others are ignored); ``fair_sharing`` is Kueue's Configuration ``fairSharing`` (off
-    when None).
+    when None); ``parsed`` keeps decoded workloads between runs (the caller's cache).
     """
-    inputs = build(objects, now=now, source=source)
+    inputs = build(objects, now=now, source=source, parsed=parsed)
     enabled = {**GATES, **{k: v for k, v in (gates or {}).items() if k in GATES}}
     return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
+
+
+_Verdict = tuple[Assignment | None, list[AdmittedWorkload], Status | None, bool]
+"""An entry's assignment, targets, refusal and set_aside, as nominated."""
 
 
 @dataclass
@@ -79,6 +91,9 @@ class _Entry:
     """Why the workload cannot be assigned at all (before quota)."""
     set_aside: bool = False
     """Refused in a way that does not block even a StrictFIFO queue."""
+
+    def verdict(self) -> _Verdict:
+        return self.assignment, list(self.targets), self.refusal, self.set_aside
 
     def order(self) -> tuple[int, int, datetime, str]:
         borrows = self.assignment.borrows if self.assignment else 0
@@ -117,6 +132,9 @@ class _Run:
         self.queues: list[_Queue] = []
         self.reserved_in_cycle = False
         self.reserved_for_cycle: list[tuple[ClusterQueueState, Usage]] = []
+        # Verdicts by equivalence (``_nominate``), forgotten whenever the snapshot's usage or
+        # the preempting set changes.
+        self.nominated: dict[tuple[object, ...], _Verdict] = {}
         for name in sorted(inputs.queued):
             cq = self.snapshot.cluster_queues[name]
             ordered = sorted(inputs.queued[name], key=lambda w: (-w.priority, w.timestamp, w.key))
@@ -143,6 +161,7 @@ class _Run:
                 self._process(entry, by_cq[entry.cq.name])
             for cq, reserved in self.reserved_for_cycle:
                 cq.remove_usage(reserved)
+                self._changed()
             self.reserved_for_cycle.clear()
         self._explain_the_rest()
         return self.result
@@ -169,7 +188,32 @@ class _Run:
             remaining.remove(chosen)
             yield chosen.entry
 
+    def _changed(self) -> None:
+        self.nominated.clear()
+
     def _nominate(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Entry:
+        """A head's verdict before quota is re-checked. It is a function of the workload's
+        shape, priority and namespace (and its timestamp where a policy compares them), the
+        queue and the snapshot, so a BestEffortFIFO queue full of equal workloads assigns
+        flavors and searches targets once per snapshot change, not once per workload (the
+        result is the same; Kueue's SchedulingEquivalenceHashing skips them likewise)."""
+        key = self._equivalence(info, cq)
+        verdict = self.nominated.get(key) if key is not None else None
+        if verdict is None:
+            verdict = self._verdict(info, cq)
+            if key is not None:
+                self.nominated[key] = verdict
+        return _Entry(info, cq, *verdict)
+
+    def _equivalence(self, info: WorkloadInfo, cq: ClusterQueueState) -> tuple[object, ...] | None:
+        if self.fair_sharing is not None:
+            return None  # fair preemption weighs the shares: not worth the risk
+        policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
+        by_time = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
+        timestamp = info.timestamp if by_time else None
+        return (cq.name, info.namespace, info.priority, timestamp, info.shape)
+
+    def _verdict(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Verdict:
         entry = _Entry(info, cq)
         labels = {**self.inputs.namespace_labels.get(info.namespace, {})}
         labels.setdefault(NAMESPACE_LABEL, info.namespace)
@@ -179,14 +223,14 @@ class _Run:
                 "NamespaceMismatch", "Workload namespace doesn't match ClusterQueue selector"
             )
             entry.set_aside = True
-            return entry
+            return entry.verdict()
         invalid = requests_over_limits(info)
         if invalid:
             entry.refusal = _status("InvalidResources", "; ".join(invalid))
             entry.set_aside = True
-            return entry
+            return entry.verdict()
         entry.assignment, entry.targets = self._assign(info, cq)
-        return entry
+        return entry.verdict()
 
     def _assign(
         self,
@@ -248,6 +292,7 @@ class _Run:
             assignment = entry.assignment
             if assignment.mode == Mode.FIT:  # DeferredFit: fits once the preemptions end
                 entry.cq.add_usage(assignment.usage)
+                self._changed()
                 queue.blocked_by = self.result.pending[key] = _status(
                     "PendingPreemption",
                     "Workload has overlapping preemption targets with another workload, but "
@@ -272,6 +317,7 @@ class _Run:
                 # Only for this cycle: the next one starts from a fresh snapshot in Kueue.
                 reserved = quota_to_reserve(entry.cq, assignment)
                 entry.cq.add_usage(reserved)
+                self._changed()
                 self.reserved_for_cycle.append((entry.cq, reserved))
             self._refuse(queue, entry, assignment.status())
             return
@@ -287,6 +333,7 @@ class _Run:
                 self._refuse(queue, entry, why)  # nothing changed: retrying would loop
             return
         self.reserved_in_cycle = True
+        self._changed()
         for target in entry.targets:
             self.preempted[target.info.key] = target
             self.result.preempted.setdefault(target.info.key, key)

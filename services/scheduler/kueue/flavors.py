@@ -85,11 +85,17 @@ class Assignment:
     usage: Usage
     no_fit_reason: str = ""
     """When nothing fits: NoMatchingFlavor, ExceedsMaxQuota or WaitingForQuota."""
+    # mode and status, once asked: an assignment is complete when made, and one verdict
+    # serves every equivalent workload of a run (``cycle``), so they are asked often.
+    _mode: Mode | None = field(default=None, init=False, repr=False, compare=False)
+    _status: Status | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def mode(self) -> Mode:
         """The worst mode of any pod set (Kueue's representative mode)."""
-        return min((ps.mode for ps in self.podsets), default=Mode.NO_FIT)
+        if self._mode is None:
+            self._mode = min((ps.mode for ps in self.podsets), default=Mode.NO_FIT)
+        return self._mode
 
     @property
     def borrows(self) -> int:
@@ -106,6 +112,11 @@ class Assignment:
 
     def status(self) -> Status:
         """Why the workload does not simply fit: Kueue's Assignment.Message."""
+        if self._status is None:
+            self._status = self._explain()
+        return self._status
+
+    def _explain(self) -> Status:
         message = "; ".join(
             f"couldn't assign flavors to pod set {ps.name}: {ps.message()}"
             for ps in self.podsets

@@ -34,6 +34,7 @@ from services.scheduler.kueue.tree import link
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
     FlavorResource,
+    ParsedWorkloads,
     Priorities,
     WorkloadInfo,
     admitted_usage,
@@ -86,7 +87,14 @@ class Inputs:
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def build(objects: Sequence[Model], *, now: datetime, source: str = "input") -> Inputs:
+def build(
+    objects: Sequence[Model],
+    *,
+    now: datetime,
+    source: str = "input",
+    parsed: ParsedWorkloads | None = None,
+) -> Inputs:
+    """The run's inputs; ``parsed`` reuses workloads decoded by earlier runs."""
     flavors = {f.metadata.name: f for f in of_kind(objects, ResourceFlavor)}
     specs = of_kind(objects, ClusterQueue)
     states = [_cluster_queue(cq, flavors, source) for cq in specs]
@@ -104,11 +112,16 @@ def build(objects: Sequence[Model], *, now: datetime, source: str = "input") -> 
         for lq in of_kind(objects, LocalQueue)
     }
     priorities = Priorities(of_kind(objects, PriorityClass))
+    if parsed is not None:
+        parsed.begin(priorities)
     seen: set[str] = set()
     for wl in of_kind(objects, Workload):
         if is_finished(wl):
             continue
-        info = workload_info(wl, priorities=priorities, now=now, source=source)
+        if parsed is not None:
+            info = parsed.info(wl, priorities=priorities, now=now, source=source)
+        else:
+            info = workload_info(wl, priorities=priorities, now=now, source=source)
         if info.key in seen:
             raise ManifestError("duplicate Workload", document=document_of(wl, source))
         seen.add(info.key)

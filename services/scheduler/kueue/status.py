@@ -19,10 +19,11 @@ import msgspec
 from services.scheduler.api.status import Status
 from services.scheduler.kueue.result import AdmissionResult, Admitted
 from services.scheduler.kueue.workloads import condition, holds_quota, is_finished
-from shared.kube.conditions import same_ignoring_time, set_condition
+from shared.kube.conditions import MAX_MESSAGE, same_ignoring_time, set_condition
 from shared.models import (
     ClusterQueue,
     Cohort,
+    Condition,
     Json,
     LocalQueue,
     ResourceFlavor,
@@ -120,10 +121,23 @@ class KueueObjects:
 
 def statuses(objects: KueueObjects, result: AdmissionResult, now: str) -> list[StatusUpdate]:
     """Every Workload, ClusterQueue and LocalQueue status this run changes."""
+    tally = _tally(objects, result)
     return [
         *workload_statuses(objects, result, now),
-        *cluster_queue_statuses(objects, result, now),
-        *local_queue_statuses(objects, result, now),
+        *cluster_queue_statuses(objects, result, now, tally=tally),
+        *local_queue_statuses(objects, result, now, tally=tally),
+    ]
+
+
+_Tally = list[tuple[Workload, bool]]
+"""The workloads not finished, each with whether it holds quota after the run."""
+
+
+def _tally(objects: KueueObjects, result: AdmissionResult) -> _Tally:
+    return [
+        (wl, holds_quota(wl) or object_key(wl.metadata) in result.admitted)
+        for wl in objects.workloads
+        if not is_finished(wl)
     ]
 
 
@@ -161,10 +175,18 @@ def _workload_status(
     by_key: Mapping[str, Workload],
     now: str,
 ) -> Json | None:
+    admitted = result.admitted.get(key)
+    pending = key in result.pending and not holds_quota(wl)
+    if admitted is None and key not in result.preempted and pending:
+        # The common case by far: a waiting workload that already says why (checked on its
+        # one condition; decoding all of them for every waiting workload was most of a run).
+        why: Status = result.pending[key]
+        reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
+        if _says(condition(wl, QUOTA_RESERVED), "False", reason, why.message):
+            return None
     current: list[Json] = msgspec.to_builtins(wl.status.conditions)
     conditions = [dict(c) for c in current]
     new_admission: Json | None = None
-    admitted = result.admitted.get(key)
     if admitted is not None and wl.status.admission is None:
         new_admission = admission(admitted)
         message = f"Quota reserved in ClusterQueue {admitted.cluster_queue}"
@@ -172,7 +194,7 @@ def _workload_status(
         for kind in (EVICTED, PREEMPTED):
             _reset(conditions, kind, "QuotaReserved", now)
         set_condition(conditions, ADMITTED, "True", "Admitted", "The workload is admitted", now)
-    elif key in result.preempted and holds_quota(wl) and not _true(wl, EVICTED):
+    elif key in result.preempted and not pending and holds_quota(wl) and not _true(wl, EVICTED):
         preemptor = by_key.get(result.preempted[key])
         reason = IN_CLUSTER_QUEUE
         if preemptor is not None and objects.cluster_queue_of(preemptor) != (
@@ -182,8 +204,8 @@ def _workload_status(
         message = preemption_message(preemptor, reason)
         set_condition(conditions, EVICTED, "True", "Preempted", message, now)
         set_condition(conditions, PREEMPTED, "True", reason, message, now)
-    elif key in result.pending and not holds_quota(wl):
-        why: Status = result.pending[key]
+    elif pending:
+        why = result.pending[key]
         reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
         set_condition(conditions, QUOTA_RESERVED, "False", reason, why.message, now)
     if new_admission is None and same_ignoring_time(current, conditions):
@@ -194,35 +216,61 @@ def _workload_status(
     return status
 
 
+def _says(found: Condition | None, status: str, reason: str, message: str) -> bool:
+    """Whether ``found`` is what ``set_condition`` would write, but for its time."""
+    if found is None:
+        return False
+    shown: Json = msgspec.to_builtins(found)
+    shown.pop("lastTransitionTime", None)
+    return shown == {
+        "type": found.type,
+        "status": status,
+        "reason": reason,
+        "message": message[:MAX_MESSAGE],
+    }
+
+
 def _true(wl: Workload, kind: str) -> bool:
     found = condition(wl, kind)
     return found is not None and found.status == "True"
 
 
-def _counts(
-    objects: KueueObjects, result: AdmissionResult, key_of: Callable[[Workload], str]
-) -> dict[str, list[int]]:
+def _counts(tally: _Tally, key_of: Callable[[Workload], str]) -> dict[str, list[int]]:
     """Per queue (``key_of(workload)``): [pending, reserving/admitted] after this run."""
     counts: dict[str, list[int]] = {}
-    for wl in objects.workloads:
-        if is_finished(wl):
-            continue
+    for wl, reserving in tally:
         queue = key_of(wl)
         if not queue:
             continue
         slot = counts.setdefault(queue, [0, 0])
-        key = object_key(wl.metadata)
-        reserving = holds_quota(wl) or key in result.admitted
         slot[1 if reserving else 0] += 1
     return counts
 
 
+def _cluster_queue_key(objects: KueueObjects) -> Callable[[Workload], str]:
+    """``objects.cluster_queue_of`` with the LocalQueues looked up once."""
+    targets: dict[tuple[str, str | None], str] = {}
+    for lq in objects.local_queues:
+        targets.setdefault(
+            (lq.metadata.namespace or "default", lq.metadata.name), lq.spec.clusterQueue
+        )
+
+    def cluster_queue_of(wl: Workload) -> str:
+        if wl.status.admission is not None:
+            return wl.status.admission.clusterQueue
+        return targets.get((wl.metadata.namespace or "default", wl.spec.queueName), "")
+
+    return cluster_queue_of
+
+
 def cluster_queue_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str
+    objects: KueueObjects, result: AdmissionResult, now: str, *, tally: _Tally | None = None
 ) -> list[StatusUpdate]:
     """pending/reserving/admitted workload counts and the ``Active`` condition per CQ."""
     flavors = {f.metadata.name for f in objects.flavors}
-    counts = _counts(objects, result, objects.cluster_queue_of)
+    if tally is None:
+        tally = _tally(objects, result)
+    counts = _counts(tally, _cluster_queue_key(objects))
     updates: list[StatusUpdate] = []
     for cq in sorted(objects.cluster_queues, key=lambda q: q.metadata.name):
         name = cq.metadata.name
@@ -245,12 +293,13 @@ def cluster_queue_statuses(
 
 
 def local_queue_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str
+    objects: KueueObjects, result: AdmissionResult, now: str, *, tally: _Tally | None = None
 ) -> list[StatusUpdate]:
     """pending/reserving/admitted counts and ``Active`` per LocalQueue."""
+    if tally is None:
+        tally = _tally(objects, result)
     counts = _counts(
-        objects,
-        result,
+        tally,
         lambda wl: f"{wl.metadata.namespace or 'default'}/{wl.spec.queueName or ''}",
     )
     cluster_queues = {cq.metadata.name for cq in objects.cluster_queues}

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
+
+import msgspec
 
 from shared.errors import ManifestError, QuantityError
 from shared.kube.timefmt import parse_datetime
@@ -62,6 +65,15 @@ class WorkloadInfo:
     podsets: tuple[PodSetInfo, ...]
     obj: Workload
 
+    @cached_property
+    def shape(self) -> bytes:
+        """What flavor assignment and preemption read of the pod sets (Kueue's scheduling
+        equivalence shape, with the priority kept apart): equal shapes in the same queue and
+        snapshot get the same verdict."""
+        return msgspec.json.encode(
+            [(ps.name, ps.count, ps.min_count, sorted(ps.named), ps.spec) for ps in self.podsets]
+        )
+
 
 @dataclass(frozen=True)
 class AdmittedWorkload:
@@ -102,6 +114,9 @@ class Priorities:
         defaults = [pc.value for pc in classes if pc.globalDefault]
         self.default = defaults[0] if defaults else 0
 
+    def same(self, other: Priorities) -> bool:
+        return self.by_name == other.by_name and self.default == other.default
+
     def of(self, wl: Workload, template: PodSpec | None, *, document: str) -> int:
         if wl.spec.priority is not None:
             return wl.spec.priority
@@ -132,7 +147,10 @@ def parse_time(text: str | None, *, document: str, field: str) -> datetime | Non
 
 
 def condition(wl: Workload, kind: str) -> Condition | None:
-    return next((c for c in wl.status.conditions if c.type == kind), None)
+    for found in wl.status.conditions:  # a loop, not next(generator): called very often
+        if found.type == kind:
+            return found
+    return None
 
 
 def condition_true(wl: Workload, kind: str) -> bool:
@@ -192,6 +210,39 @@ def workload_info(
         podsets=podsets,
         obj=wl,
     )
+
+
+class ParsedWorkloads:
+    """Decoded workloads kept between admission runs by whoever runs them (the scheduler
+    keeps one; tests and ``shoal simulate`` need none). A Workload object that comes back
+    unchanged — the same instance, as a cache holds an object until a newer version arrives —
+    is not decoded again; what a run did not see is forgotten at the next run."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Workload, WorkloadInfo]] = {}
+        self._seen: dict[int, tuple[Workload, WorkloadInfo]] = {}
+        self._priorities: Priorities | None = None
+
+    def begin(self, priorities: Priorities) -> None:
+        """A run starts: keep what the last one saw (all of it, if PriorityClasses changed,
+        none: a workload's priority may come from them)."""
+        if self._seen:
+            self._kept, self._seen = self._seen, {}
+        if self._priorities is None or not self._priorities.same(priorities):
+            self._kept = {}
+        self._priorities = priorities
+
+    def info(
+        self, wl: Workload, *, priorities: Priorities, now: datetime, source: str
+    ) -> WorkloadInfo:
+        found = self._kept.get(id(wl)) or self._seen.get(id(wl))
+        if found is not None and found[0] is wl:
+            info = found[1]
+        else:
+            info = workload_info(wl, priorities=priorities, now=now, source=source)
+        if wl.metadata.creationTimestamp:  # else its queue order is ``now``: decoded each run
+            self._seen[id(wl)] = (wl, info)
+        return info
 
 
 def _podset_info(

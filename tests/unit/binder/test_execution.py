@@ -13,6 +13,7 @@ from services.binder.fencing import EpochFence
 from shared.bus import RetryLater
 from shared.events import (
     DecisionDropped,
+    KueueStatusDecided,
     PodBindDecided,
     PodBindFailed,
     PodBound,
@@ -22,6 +23,7 @@ from shared.events import (
 )
 from shared.hops import BIND_CALL, ENTERED_TO_BOUND, HopMetrics
 from shared.kube import ApiError
+from shared.kube.timefmt import format_rfc3339
 
 
 class FakeKube:
@@ -146,4 +148,41 @@ def status(key: str, phase: str, epoch: int = 1) -> PodGroupStatusDecided:
     ids=["later-status-wins", "other-podgroup", "other-epoch-kept", "only-the-last-of-three"],
 )
 def test_superseded_podgroup_statuses(decisions: list[Any], skipped: set[int]) -> None:
+    assert superseded(decisions) == skipped
+
+
+def kueue_status(key: str, rv: str, conditions: list[dict[str, Any]]) -> KueueStatusDecided:
+    return KueueStatusDecided(
+        key=key,
+        kind="Workload",
+        resource_version=rv,
+        status={"conditions": conditions},
+        epoch=1,
+        occurred_at=DECIDED_AT,
+    )
+
+
+DECIDED_AT = 1_800_000_000.0
+WAITING = [{"type": "QuotaReserved", "status": "False", "reason": "WaitingForQuota"}]
+RESERVED = [
+    {
+        "type": "QuotaReserved",
+        "status": "True",
+        "reason": "QuotaReserved",
+        "lastTransitionTime": format_rfc3339(DECIDED_AT),
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("decisions", "skipped"),
+    [
+        ([kueue_status("ns/w", "5", WAITING), kueue_status("ns/w", "5", WAITING)], {0}),
+        ([kueue_status("ns/w", "5", WAITING), kueue_status("ns/v", "5", WAITING)], set()),
+        ([kueue_status("ns/w", "5", RESERVED), kueue_status("ns/w", "5", WAITING)], set()),
+        ([status("ns/w", "Inqueue"), kueue_status("ns/w", "5", WAITING)], set()),
+    ],
+    ids=["later-pending-wins", "other-workload", "admission-event-kept", "podgroup-of-same-key"],
+)
+def test_superseded_kueue_statuses(decisions: list[Any], skipped: set[int]) -> None:
     assert superseded(decisions) == skipped

@@ -1,0 +1,126 @@
+"""Which Kueue statuses a cycle publishes, and in what order.
+
+The admission core says what every Workload, ClusterQueue and LocalQueue status should be now.
+Each published status is a write through the binder to the API server, and comes back as a
+watch event for every service; with thousands of workloads waiting, most of those writes
+changed only an explanation, and they queued in front of the admissions in the binder. So:
+
+- admissions and preemptions go first (the binder writes a cycle's decisions in order, and
+  a job waits for them), then the queue counters, then waiting Workloads;
+- a Workload that stays waiting (``QuotaReserved=False`` before and after) and changes only
+  the reason or message of that condition — how much quota is missing moves with every
+  admission, "waiting behind" names another head — is rewritten at most every
+  ``message_refresh`` seconds; its first explanation goes out at once. Kueue likewise leaves
+  the explanation of a waiting workload as it was until the scheduler evaluates it again;
+- a queue whose counters alone change is rewritten at most every ``counter_refresh``
+  seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way);
+  its ``Active`` condition goes out at once;
+- at most ``max_waiting`` waiting Workloads per cycle, those never explained first, then the
+  longest unrefreshed: with 10,000 waiting, the refreshes alone filled the binder (the
+  scheduler caps PodScheduled conditions per cycle for the same reason).
+
+Whatever is held back is decided again by the next cycle, so the last word is always written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import msgspec
+
+from services.scheduler.kueue.status import KueueObjects, StatusUpdate
+from shared.kube.conditions import same_ignoring_time
+from shared.models import Workload, object_key
+
+Json = dict[str, Any]
+QUOTA_RESERVED = "QuotaReserved"
+
+
+class StatusPacing:
+    def __init__(
+        self,
+        *,
+        message_refresh: float = 0.0,
+        counter_refresh: float = 0.0,
+        max_waiting: int | None = None,
+    ) -> None:
+        self.message_refresh = message_refresh
+        self.counter_refresh = counter_refresh
+        self.max_waiting = max_waiting
+        # (kind, key) → when a status of it that may be held back was last published.
+        self.published: dict[tuple[str, str], float] = {}
+
+    def select(
+        self,
+        updates: Sequence[StatusUpdate],
+        objects: KueueObjects,
+        decided: Collection[str],
+        now: float,
+    ) -> list[StatusUpdate]:
+        """The updates to publish now, most urgent first; ``decided``: the Workloads this
+        run admitted or preempted."""
+        workloads = {object_key(w.metadata): w for w in objects.workloads}
+        queues: dict[tuple[str, str], Json] = {
+            ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
+        }
+        for lq in objects.local_queues:
+            key = f"{lq.metadata.namespace or 'default'}/{lq.metadata.name}"
+            queues[("LocalQueue", key)] = lq.status
+        self.published = {  # forget what is gone (or finished)
+            (kind, key): at
+            for (kind, key), at in self.published.items()
+            if key in workloads or (kind, key) in queues
+        }
+        urgent: list[StatusUpdate] = []
+        counters: list[StatusUpdate] = []
+        waiting: list[StatusUpdate] = []
+        for update in updates:
+            slot = (update.kind, update.key)
+            if update.kind != "Workload":
+                current = queues.get(slot)
+                if current is None or not (
+                    self._recent(slot, self.counter_refresh, now)
+                    and same_ignoring_time(
+                        current.get("conditions") or [], update.status["conditions"]
+                    )
+                ):
+                    counters.append(update)
+                    self.published[slot] = now
+            elif update.key in decided:
+                urgent.append(update)
+            elif not (
+                self._recent(slot, self.message_refresh, now)
+                and still_waiting(workloads[update.key], update.status)
+            ):
+                waiting.append(update)
+        if self.max_waiting is not None and len(waiting) > self.max_waiting:
+            oldest = sorted(waiting, key=lambda u: self.published.get((u.kind, u.key), -1.0))
+            kept = {id(u) for u in oldest[: self.max_waiting]}
+            waiting = [u for u in waiting if id(u) in kept]
+        for update in waiting:
+            self.published[(update.kind, update.key)] = now
+        return [*urgent, *counters, *waiting]
+
+    def _recent(self, slot: tuple[str, str], period: float, now: float) -> bool:
+        last = self.published.get(slot)
+        return last is not None and now - last < period
+
+
+def still_waiting(wl: Workload, status: Json) -> bool:
+    """Whether ``status`` keeps ``wl`` waiting as it is and changes nothing but the reason or
+    message of its false ``QuotaReserved`` condition."""
+    if "admission" in status:
+        return False
+    old: list[Json] = msgspec.to_builtins(wl.status.conditions)
+    new: list[Json] = status.get("conditions") or []
+    if len(old) != len(new):
+        return False
+    for before, after in zip(old, new, strict=True):
+        if before.get("type") != after.get("type") or before.get("status") != after.get("status"):
+            return False
+        if before.get("type") == QUOTA_RESERVED and before.get("status") == "False":
+            continue
+        if any(before.get(f) != after.get(f) for f in ("reason", "message")):
+            return False
+    return True
