@@ -23,6 +23,9 @@ from shared.kube.resources import ResourceType
 Json = dict[str, Any]
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+READ_BUFSIZE = 2**21
+# aiohttp's readline refuses a line over twice the session's read buffer; a watch keeps that.
+MAX_WATCH_LINE = 2 * READ_BUFSIZE
 PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -63,10 +66,54 @@ async def load_api_client(kubeconfig: str | None = None) -> k8s.ApiClient:
     rest = api.rest_client
     trusting = rest.pool_manager
     rest.pool_manager = aiohttp.ClientSession(
-        connector=trusting.connector, trust_env=False, read_bufsize=2**21
+        connector=trusting.connector, trust_env=False, read_bufsize=READ_BUFSIZE
     )
     trusting.detach()
     return api
+
+
+class _WatchLine(msgspec.Struct):
+    type: str = ""
+    object: msgspec.Raw = msgspec.Raw(b"{}")
+
+
+_watch_line_decoder = msgspec.json.Decoder(_WatchLine)
+
+
+async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
+    """The lines of a stream as they arrive (a last line without newline included); stops
+    when the stream ends or nothing arrives for ``inactivity_timeout``."""
+    partial: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            async with asyncio.timeout(inactivity_timeout):
+                chunk = await content.readany()
+        except TimeoutError:
+            return
+        if not chunk:
+            if partial:
+                yield b"".join(partial)
+            return
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            partial.append(chunk)
+            size += len(chunk)
+            if size > MAX_WATCH_LINE:
+                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
+            continue
+        if partial:
+            partial.append(chunk[: end + 1])
+            head = b"".join(partial)
+        else:
+            head = chunk[: end + 1]
+        for line in head.split(b"\n")[:-1]:
+            if len(line) > MAX_WATCH_LINE:
+                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
+            yield line
+        rest = chunk[end + 1 :]
+        partial = [rest] if rest else []
+        size = len(rest)
 
 
 async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
@@ -192,6 +239,30 @@ class KubeClient:
     ) -> AsyncIterator[tuple[str, Json]]:
         """Yield (type, object) from a watch; raise WatchExpired on 410; stop when the stream
         ends or stays silent longer than ``inactivity_timeout`` (a frozen watch)."""
+        async for kind, raw in self.watch_raw(
+            rt,
+            resource_version=resource_version,
+            timeout_seconds=timeout_seconds,
+            inactivity_timeout=inactivity_timeout,
+            namespace=namespace,
+        ):
+            obj = _decoder.decode(raw)
+            yield kind, obj if isinstance(obj, dict) else {}
+
+    async def watch_raw(
+        self,
+        rt: ResourceType,
+        *,
+        resource_version: str,
+        timeout_seconds: int = 300,
+        inactivity_timeout: float = 60.0,
+        namespace: str | None = None,
+    ) -> AsyncIterator[tuple[str, msgspec.Raw]]:
+        """``watch`` with each object left as its JSON (for a caller that passes it on).
+
+        The stream is read a chunk at a time (one timer per chunk, not per line: a burst of
+        events arrives many lines per chunk); a line longer than ``MAX_WATCH_LINE`` raises
+        ValueError, as aiohttp's ``readline`` does past its limit."""
         query = {
             "watch": "true",
             "resourceVersion": resource_version,
@@ -202,24 +273,17 @@ class KubeClient:
             "GET", rt.collection_path(namespace), query=query, request_timeout=timeout_seconds + 30
         )
         try:
-            while True:
-                try:
-                    line = await asyncio.wait_for(
-                        response.content.readline(), timeout=inactivity_timeout
-                    )
-                except TimeoutError:
-                    return
-                if not line:
-                    return
+            async for line in _lines(response.content, inactivity_timeout):
                 if not line.strip():
                     continue
-                event = _decoder.decode(line)
-                kind, obj = event.get("type", ""), event.get("object") or {}
-                if kind == "ERROR":
-                    code = int(obj.get("code", 500))
+                event = _watch_line_decoder.decode(line)
+                if event.type == "ERROR":
+                    status = _decoder.decode(event.object)
+                    status = status if isinstance(status, dict) else {}
+                    code = int(status.get("code", 500))
                     cls = WatchExpired if code == 410 else ApiError
-                    raise cls(code, str(obj.get("reason", "")), str(obj.get("message", "")))
-                yield kind, obj
+                    raise cls(code, str(status.get("reason", "")), str(status.get("message", "")))
+                yield event.type, event.object
         finally:
             response.release()
 
