@@ -116,20 +116,21 @@ class _RequestCache:
 
 
 class _VectorCache:
-    """One int64 request vector (and its float quota twin) per distinct Resources object."""
+    """One int64 request vector (its float quota twin, and whether that is all zero: a
+    best-effort pod) per distinct Resources object."""
 
     def __init__(self, space: ResourceSpace) -> None:
         self.space = space
-        self._seen: dict[int, tuple[Resources, IntVec, FloatVec]] = {}
+        self._seen: dict[int, tuple[Resources, IntVec, FloatVec, bool]] = {}
 
-    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec]:
+    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec, bool]:
         found = self._seen.get(id(res))
         if found is None:
             vector = self.space.vector(res)
             qreq = vector.astype(np.float64)
             qreq[self.space.pods] = 0.0
-            found = self._seen[id(res)] = (res, vector, qreq)
-        return found[1], found[2]
+            found = self._seen[id(res)] = (res, vector, qreq, not qreq.any())
+        return found[1], found[2], found[3]
 
 
 def _resource_key(container: Container) -> tuple[object, ...]:
@@ -166,11 +167,14 @@ def build_cluster(
     pod_reqs: dict[int, Resources] = {}
     requests_of = _RequestCache()
     bad_pods: dict[int, str] = {}
+    checked: set[int] = set()  # ids of the (shared) Resources already range-checked
     for i, pod in enumerate(snapshot.pods):
         try:
-            pod_reqs[i] = requests_of(pod)
-            _check_range(pod_reqs[i])
-            names.update(pod_reqs[i])
+            res = pod_reqs[i] = requests_of(pod)
+            if id(res) not in checked:
+                _check_range(res)
+                names.update(res)
+                checked.add(id(res))
         except QuantityError as exc:
             bad_pods[i] = str(exc)
 
@@ -235,6 +239,7 @@ def build_cluster(
             )
 
     keyed = sorted((_pod_key(pod), i) for i, pod in enumerate(snapshot.pods))
+    placed: list[tuple[int, TaskInfo]] = []
     for pod_key, i in keyed:
         pod = snapshot.pods[i]
         handled = (pod.spec.schedulerName or "default-scheduler") in scheduler_names
@@ -247,7 +252,7 @@ def build_cluster(
                 )
             skipped[pod_key] = f"invalid resources: {bad_pods[i]}"
             continue
-        request, qreq = vectors(pod_reqs[i])
+        request, qreq, best_effort = vectors(pod_reqs[i])
         status = pod_status(pod)
         if handled and owner is not None:
             task = TaskInfo(
@@ -257,6 +262,8 @@ def build_cluster(
                 pods_column=space.pods,
                 priority=priorities.of(pod.spec.priorityClassName, pod.spec.priority),
                 qreq=qreq,
+                best_effort=best_effort,
+                status=status,
             )
             owner.add_task(task)
         else:
@@ -268,14 +275,24 @@ def build_cluster(
                 )
             if status in TERMINATED_STATUSES or not pod.spec.nodeName:
                 continue
-            task = TaskInfo(pod=pod, job="", request=request, pods_column=space.pods, priority=0)
+            task = TaskInfo(
+                pod=pod,
+                job="",
+                request=request,
+                pods_column=space.pods,
+                priority=0,
+                qreq=qreq,
+                best_effort=best_effort,
+                status=status,
+            )
         row = table.index.get(pod.spec.nodeName or "", -1)
         if (
             row >= 0
             and task.status not in TERMINATED_STATUSES
             and task.status is not TaskStatus.PENDING
         ):
-            table.add(row, task)
+            placed.append((row, task))
+    table.add_all(placed)
     table.changes.clear()
     return Cluster(
         space=space, nodes=table, queues=queues, jobs=jobs, job_errors=job_errors, skipped=skipped
