@@ -9,6 +9,7 @@ the Status reason and code, so callers can treat 404/409/410 as the facts they a
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlencode
@@ -70,6 +71,12 @@ async def load_api_client(kubeconfig: str | None = None) -> k8s.ApiClient:
     )
     trusting.detach()
     return api
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(total: float | None) -> aiohttp.ClientTimeout:
+    """One (immutable) ClientTimeout per distinct value, not one per request."""
+    return aiohttp.ClientTimeout(total=total)
 
 
 class _WatchLine(msgspec.Struct):
@@ -181,7 +188,7 @@ class KubeClient:
             url,
             headers=headers,
             data=None if body is None else _encoder.encode(body),
-            timeout=aiohttp.ClientTimeout(total=request_timeout),
+            timeout=_timeout(request_timeout),
             **extra,
         )
         if response.status >= 300:
