@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import aiohttp
 import msgspec
@@ -20,10 +21,13 @@ from kubernetes_asyncio import client as k8s
 from kubernetes_asyncio import config as k8s_config
 
 from shared.kube.resources import ResourceType
+from shared.kube.transport import HttpPool
 
 Json = dict[str, Any]
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+# Characters a request path keeps as they are (RFC 3986 pchar and "/"; "%" for escapes).
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 READ_BUFSIZE = 2**21
 # aiohttp's readline refuses a line over twice the session's read buffer; a watch keeps that.
 MAX_WATCH_LINE = 2 * READ_BUFSIZE
@@ -124,8 +128,12 @@ async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> As
 
 
 async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
-    body = await response.read()
-    reason, message = response.reason or "", body.decode(errors="replace")[:500]
+    return _error_from(response.status, response.reason or "", await response.read())
+
+
+def _error_from(code: int, reason: str, body: bytes) -> ApiError:
+    """The ApiError of a non-2xx answer, with its Status body's reason and message."""
+    message = body.decode(errors="replace")[:500]
     try:
         status = _decoder.decode(body)
         if isinstance(status, dict):
@@ -133,8 +141,39 @@ async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
             message = str(status.get("message") or message)
     except msgspec.DecodeError:
         pass
-    cls = WatchExpired if response.status == 410 else ApiError
-    return cls(response.status, reason, message)
+    cls = WatchExpired if code == 410 else ApiError
+    return cls(code, reason, message)
+
+
+def _ssl_context(configuration: k8s.Configuration) -> ssl.SSLContext:
+    """The TLS settings kubernetes_asyncio's REST client builds from the configuration."""
+    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+    if configuration.cert_file:
+        context.load_cert_chain(configuration.cert_file, keyfile=configuration.key_file)
+    if not configuration.verify_ssl:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if configuration.disable_strict_ssl_verification:
+        context.verify_flags &= ~ssl.VERIFY_X509_STRICT
+    return context
+
+
+def _lean_pool(api_client: k8s.ApiClient) -> HttpPool | None:
+    """A lean pool for the API server of ``api_client``, unless it is reached through a proxy
+    (then every call stays on aiohttp's session)."""
+    configuration = api_client.configuration
+    rest = api_client.rest_client
+    url = urlsplit(configuration.host or "")
+    if rest.proxy or url.scheme not in ("http", "https") or not url.hostname:
+        return None
+    tls = url.scheme == "https"
+    return HttpPool(
+        host=url.hostname,
+        port=url.port or (443 if tls else 80),
+        ssl_context=_ssl_context(configuration) if tls else None,
+        server_hostname=rest.server_hostname,
+        limit=configuration.connection_pool_maxsize or 100,
+    )
 
 
 class KubeClient:
@@ -142,12 +181,17 @@ class KubeClient:
 
     def __init__(self, api_client: k8s.ApiClient) -> None:
         self._api = api_client
+        # Calls with a whole JSON response go through the lean pool; watches through aiohttp.
+        self._pool = _lean_pool(api_client)
+        self._base_path = urlsplit(api_client.configuration.host or "").path.rstrip("/")
 
     @classmethod
     async def connect(cls, kubeconfig: str | None = None) -> KubeClient:
         return cls(await load_api_client(kubeconfig))
 
     async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
         await self._api.close()
 
     async def _call(
@@ -197,12 +241,51 @@ class KubeClient:
             raise error
         return response
 
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+        request_timeout: float | None = 30.0,
+    ) -> bytes:
+        """One call with a whole response: its body, or ApiError for a status >= 300. The
+        same headers, authentication and body as ``_call``, on the lean pool when there is
+        one (``shared.kube.transport``)."""
+        if self._pool is None:
+            response = await self._call(
+                method,
+                path,
+                query=query,
+                body=body,
+                content_type=content_type,
+                request_timeout=request_timeout,
+            )
+            try:
+                return await response.read()
+            finally:
+                response.release()
+        api = self._api
+        headers = {
+            **api.default_headers,
+            "Accept": "application/json",
+            "Content-Type": content_type,
+        }
+        params = [(k, v) for k, v in (query or {}).items() if v is not None]
+        await api.update_params_for_auth(headers, params, ["BearerToken"])
+        target = quote(self._base_path + path, safe=_PATH_SAFE)
+        if params:
+            target += "?" + urlencode(params)
+        data = None if body is None else _encoder.encode(body)
+        answer = await self._pool.request(method, target, headers, data, timeout=request_timeout)
+        if answer.status >= 300:
+            raise _error_from(answer.status, answer.reason, answer.body)
+        return answer.body
+
     async def _json(self, method: str, path: str, **kwargs: Any) -> Json:
-        response = await self._call(method, path, **kwargs)
-        try:
-            data: Json = _decoder.decode(await response.read())
-        finally:
-            response.release()
+        data: Json = _decoder.decode(await self._send(method, path, **kwargs))
         return data
 
     async def list_page(
@@ -348,8 +431,7 @@ class KubeClient:
         if uid:
             binding["metadata"]["uid"] = uid
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/binding"
-        response = await self._call("POST", path, body=binding)
-        response.release()
+        await self._send("POST", path, body=binding)
 
     async def evict(self, namespace: str, pod: str, *, uid: str | None = None) -> None:
         eviction: Json = {
@@ -360,5 +442,4 @@ class KubeClient:
         if uid:
             eviction["deleteOptions"] = {"preconditions": {"uid": uid}}
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/eviction"
-        response = await self._call("POST", path, body=eviction)
-        response.release()
+        await self._send("POST", path, body=eviction)
