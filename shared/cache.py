@@ -39,11 +39,37 @@ def _rv(value: str) -> int:
     return int(value) if value.isdigit() else -1
 
 
+# Kinds whose every modelled apiVersion has the same model: the record's ``kind`` names the
+# model, and only the decoded apiVersion needs checking (no separate pass over the JSON).
+_ONE_MODEL: dict[str, tuple[type[Model], frozenset[str]]] = {}
+for _kind in {kind for _, kind in KINDS}:
+    _models = {model for (_, kind), model in KINDS.items() if kind == _kind}
+    if len(_models) == 1:
+        _versions = frozenset(v for (v, kind) in KINDS if kind == _kind)
+        _ONE_MODEL[_kind] = (_models.pop(), _versions)
+_DECODERS: dict[type[Model], msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder(model: type[Model]) -> msgspec.json.Decoder[Any]:
+    found = _DECODERS.get(model)
+    if found is None:
+        found = _DECODERS[model] = msgspec.json.Decoder(model, strict=False)
+    return found
+
+
 def decode_object(event: ObjectEvent) -> Model:
     """The typed model of a state record's object (``Resource`` for unmodelled kinds)."""
+    known = _ONE_MODEL.get(event.kind)
+    if known is not None:
+        try:
+            obj = _decoder(known[0]).decode(event.object)
+        except msgspec.ValidationError:
+            obj = None  # decided below, by the object's own apiVersion and kind
+        if getattr(obj, "apiVersion", "") in known[1] and getattr(obj, "kind", "") == event.kind:
+            return obj  # type: ignore[no-any-return]
     head = _head_decoder.decode(event.object)
     model = _BY_API_VERSION.get((head.apiVersion, head.kind)) or Resource
-    return msgspec.json.decode(event.object, type=model, strict=False)
+    return _decoder(model).decode(event.object)  # type: ignore[no-any-return]
 
 
 class ObjectCache:

@@ -7,6 +7,7 @@ A missing name means zero. ``fits_in`` is the predicate the scheduler and kubele
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,11 @@ def _is_bytes(name: str) -> bool:
     return name in _BYTE_RESOURCES or name.startswith("hugepages-")
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed(items: tuple[tuple[str, str | int | float, type], ...]) -> Resources:
+    return Resources({name: parse_quantity(q).milli() for name, q, _ in items})
+
+
 class Resources(Mapping[str, int]):
     """An immutable vector of resource name → milli-units; zero entries are dropped."""
 
@@ -36,10 +42,14 @@ class Resources(Mapping[str, int]):
 
     @classmethod
     def from_list(cls, resource_list: Mapping[str, str | int | float] | None) -> Resources:
-        """From a Kubernetes ResourceList (``{"cpu": "500m", "memory": "1Gi"}``)."""
+        """From a Kubernetes ResourceList (``{"cpu": "500m", "memory": "1Gi"}``).
+
+        Memoised: the same few lists (a node shape, a pod template's requests) come back for
+        every node and pod, every cycle, and parsing a quantity is exact rational arithmetic.
+        """
         if not resource_list:
             return EMPTY
-        return cls({name: parse_quantity(q).milli() for name, q in resource_list.items()})
+        return _parsed(tuple((name, q, type(q)) for name, q in resource_list.items()))
 
     def __getitem__(self, name: str) -> int:
         return self._items.get(name, 0)

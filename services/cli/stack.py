@@ -356,6 +356,11 @@ class Stack:
     def rss(self) -> dict[str, float | None]:
         return {name: p.rss_mib() for name, p in self._parts().items()}
 
+    def signal_all(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to kubesim and every service."""
+        for process in self._parts().values():
+            process.signal(sig)
+
     def cpu(self) -> dict[str, float]:
         """CPU seconds used so far per process, the embedded broker included."""
         used = {name: p.cpu_seconds() for name, p in self._parts().items()}

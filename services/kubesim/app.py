@@ -70,7 +70,7 @@ class KubeSim:
             strict_namespaces=self.config.strict_namespaces,
         )
         self.faults = Faults(self.config.faults)
-        self._runner: web.AppRunner | None = None
+        self._runner: web.BaseRunner | None = None
         self._kubelet: Kubelet | None = None
         self._expiry: asyncio.Task[None] | None = None
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
@@ -115,16 +115,26 @@ class KubeSim:
             assert queues is not None
             self.store.admission = Webhooks(lambda: self.store.items(queues))
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
-        app = web.Application(client_max_size=256 * 1024 * 1024)
-        app.router.add_route("*", "/_sim/faults", self._faults_endpoint)
-        app.router.add_post("/_sim/compact", self._compact_endpoint)
-        for probe in ("/healthz", "/livez", "/readyz"):
-            app.router.add_get(probe, _ok)
-        app.router.add_route("*", "/{tail:.*}", handler)
-        # Open watches never end on their own: a stop waits 1 s for them, not aiohttp's 60 s.
-        self._runner = web.AppRunner(
-            app, access_log=None, handle_signals=False, shutdown_timeout=1.0
+
+        async def dispatch(request: web.BaseRequest) -> web.StreamResponse:
+            # The few routes by hand on aiohttp's low-level server (no Application: no
+            # router, middleware chain or match info per request).
+            path, method = request.path, request.method
+            if request.headers.get("Expect", "").lower() == "100-continue":
+                await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            if path == "/_sim/faults":
+                return await self._faults_endpoint(request)
+            if path == "/_sim/compact" and method == "POST":
+                return await self._compact_endpoint(request)
+            if path in _PROBES and method in ("GET", "HEAD"):
+                return await _ok(request)
+            return await handler(request)
+
+        server = web.Server(
+            dispatch, request_factory=_request_factory(loop, _MAX_BODY), access_log=None
         )
+        # Open watches never end on their own: a stop waits 1 s for them, not aiohttp's 60 s.
+        self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, config.host, config.port, backlog=1024)
         await site.start()
@@ -211,7 +221,7 @@ class KubeSim:
     ) -> None:
         await self.stop()
 
-    async def _faults_endpoint(self, request: web.Request) -> web.Response:
+    async def _faults_endpoint(self, request: web.BaseRequest) -> web.Response:
         if request.method == "POST":
             try:
                 self.set_faults(parse_faults(await request.read()))
@@ -223,7 +233,7 @@ class KubeSim:
             return respond(ApiError(405, "use GET, POST or DELETE").status(), 405)
         return respond(encode_faults(self.faults.config))
 
-    async def _compact_endpoint(self, request: web.Request) -> web.Response:
+    async def _compact_endpoint(self, request: web.BaseRequest) -> web.Response:
         name = request.query.get("resource", "")
         table = self.store.tables.get(name)
         if table is None:
@@ -232,5 +242,20 @@ class KubeSim:
         return respond({"compactedResourceVersion": str(table.hub.compacted_rv)})
 
 
-async def _ok(request: web.Request) -> web.Response:
+async def _ok(request: web.BaseRequest) -> web.Response:
     return web.Response(text="ok")
+
+
+_PROBES = frozenset({"/healthz", "/livez", "/readyz"})
+_MAX_BODY = 256 * 1024 * 1024  # aiohttp's own body limit; the API's is lower (bodies.py)
+
+
+def _request_factory(loop: asyncio.AbstractEventLoop, client_max_size: int) -> Any:
+    """aiohttp's low-level request factory with a body limit (its default is 1 MiB)."""
+
+    def make(message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
+        return web.BaseRequest(
+            message, payload, protocol, writer, task, loop, client_max_size=client_max_size
+        )
+
+    return make

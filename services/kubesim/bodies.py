@@ -28,7 +28,7 @@ def decode_json(raw: bytes) -> Any:
         raise apierrors.bad_request(f"the request body is not valid JSON: {exc}") from exc
 
 
-async def read_body(request: web.Request, *, json_only: bool) -> Any:
+async def read_body(request: web.BaseRequest, *, json_only: bool) -> Any:
     """The decoded body, or None without one. Protobuf is read for creates and updates (what
     kubectl's typed clients send); patches and deletes are JSON."""
     if not request.can_read_body:

@@ -76,13 +76,13 @@ class ApiHandler:
         self.discovery = discovery
         self.watch_settings = watch
 
-    async def __call__(self, request: web.Request) -> web.StreamResponse:
+    async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         try:
             return await self._handle(request)
         except ApiError as exc:
             return respond(exc.status(), exc.code)
 
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
         path = request.path
         if path == "/openapi/v2" and "protobuf" in request.headers.get("Accept", ""):
             return web.Response(body=self.discovery.openapi_v2_protobuf, content_type=_OPENAPI_PB)
@@ -107,7 +107,7 @@ class ApiHandler:
                     response.headers.add("Warning", header_value(text))
         return response
 
-    async def _serve(self, request: web.Request, target: Target) -> web.StreamResponse:
+    async def _serve(self, request: web.BaseRequest, target: Target) -> web.StreamResponse:
         query = request.query
         verb = self._verb(request.method, target, query)
         if self.faults.active:
@@ -198,7 +198,7 @@ class ApiHandler:
 
     # ---- reads -------------------------------------------------------------------------------
 
-    def _get(self, request: web.Request, target: Target) -> web.Response:
+    def _get(self, request: web.BaseRequest, target: Target) -> web.Response:
         obj = from_storage(
             target.rtype, self.store.get(target.rtype, self._namespace(target), target.name)
         )
@@ -225,7 +225,7 @@ class ApiHandler:
             return objects
         return list(self.store.items(rtype, target.namespace))
 
-    def _list(self, request: web.Request, target: Target) -> web.Response:
+    def _list(self, request: web.BaseRequest, target: Target) -> web.Response:
         rtype = target.rtype
         query = request.query
         predicate = self._predicate(query, rtype)
@@ -252,7 +252,7 @@ class ApiHandler:
             }
         )
 
-    async def _watch(self, request: web.Request, target: Target) -> web.StreamResponse:
+    async def _watch(self, request: web.BaseRequest, target: Target) -> web.StreamResponse:
         predicate = self._predicate(request.query, target.rtype)
         render = None
         if tables.wants_table(request.headers.get("Accept", "")):
@@ -298,7 +298,7 @@ class ApiHandler:
         )
         return respond(from_storage(rtype, obj))
 
-    def _patch(self, request: web.Request, target: Target, patch: Any) -> web.Response:
+    def _patch(self, request: web.BaseRequest, target: Target, patch: Any) -> web.Response:
         rtype = target.rtype
         content_type = request.content_type
         kind = _PATCH_TYPES.get(content_type)
@@ -378,7 +378,9 @@ class ApiHandler:
                 except ApiError:
                     continue
 
-    def _delete_collection(self, request: web.Request, target: Target, body: Any) -> web.Response:
+    def _delete_collection(
+        self, request: web.BaseRequest, target: Target, body: Any
+    ) -> web.Response:
         rtype = target.rtype
         predicate = self._predicate(request.query, rtype)
         options = body if isinstance(body, dict) else {}

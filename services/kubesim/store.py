@@ -10,8 +10,9 @@ after it is committed; they must defer their own writes (``loop.call_soon``) rat
 from __future__ import annotations
 
 import itertools
+import os
+import random
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -33,6 +34,19 @@ Key = tuple[str, str]
 _LOCAL_QUEUES = "localqueues.kueue.x-k8s.io"
 _IMMUTABLE_META = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+_uid_bits = random.Random(os.urandom(32))
+
+
+def new_uid() -> str:
+    """A random (version 4) UUID as text, like ``str(uuid.uuid4())`` at a fraction of its cost
+    (no system call, no UUID object): every create needs one."""
+    bits = _uid_bits.getrandbits(128)
+    bits = (bits & ~(0xF000 << 64)) | (0x4000 << 64)  # version 4
+    bits = (bits & ~(0xC000 << 48)) | (0x8000 << 48)  # RFC 4122 variant
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class Listener(Protocol):
@@ -212,7 +226,7 @@ class Store:
         self._check_namespace(rtype, namespace)
         if object_key(rtype, namespace, name) in self.table(rtype).objects:
             raise apierrors.already_exists(rtype.plural, rtype.group, name)
-        uid = str(uuid.uuid4())
+        uid = new_uid()
         meta["uid"] = uid
         meta["creationTimestamp"] = format_rfc3339(self.clock())
         meta["generation"] = 1

@@ -85,7 +85,7 @@ def _prime(watcher: Watcher, store: Store, rtype: ResourceType, query: Any, faul
 
 
 async def serve_watch(
-    request: web.Request,
+    request: web.BaseRequest,
     *,
     store: Store,
     rtype: ResourceType,

@@ -17,7 +17,7 @@ import socket
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, get_args
 
 import msgspec
 from msgspec import Meta
@@ -35,6 +35,7 @@ from services.scheduler.state import SchedulerState
 from shared.bus import Bus, Outgoing, RawRecord, Record
 from shared.bus.delivery import send_dead_letter
 from shared.events import (
+    AnyEvent,
     CycleRecorded,
     Envelope,
     KueueStatusDecided,
@@ -44,6 +45,7 @@ from shared.events import (
     PodUnschedulableDecided,
     Result,
     StateEvent,
+    any_decoder,
     encode,
     result_decoder,
     state_decoder,
@@ -58,6 +60,8 @@ from shared.hops import (
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.service import ServiceShell
 
+_STATE_TYPES = get_args(StateEvent)
+_RESULT_TYPES = get_args(Result)
 STATE_KINDS = ("Pod", "Node", "PodGroup", "Queue", "PriorityClass", "ConfigMap", "Workload")
 
 
@@ -205,7 +209,35 @@ class Scheduler:
         self.hops.durations(BIND_OBSERVED, self.state.waits.drain())
         self.changed.set()
 
-    async def dead_letter(self, bad: Sequence[tuple[Record[StateEvent], str]]) -> None:
+    async def on_records(self, records: Sequence[Record[AnyEvent]]) -> None:
+        """One consumer follows the state topics and the results topic (each consumer polls
+        the broker while records flow): each record goes to its topic's handler; a record of
+        the wrong family for its topic is dead-lettered, as a decoder of that topic's family
+        would have refused it."""
+        state: list[Record[StateEvent]] = []
+        results: list[Record[Result]] = []
+        misplaced: list[tuple[Record[Any], str]] = []
+        results_topic = self.topics.results
+        for record in records:
+            value = record.value
+            if record.topic == results_topic:
+                if isinstance(value, _RESULT_TYPES):
+                    results.append(record)  # type: ignore[arg-type]
+                    continue
+            elif isinstance(value, _STATE_TYPES):
+                state.append(record)  # type: ignore[arg-type]
+                continue
+            misplaced.append((record, f"{type(value).__name__} on topic {record.topic}"))
+        if misplaced:
+            await self.dead_letter(misplaced, stage="decode")
+        if state:
+            await self.on_state(state)
+        if results:
+            await self.on_results(results)
+
+    async def dead_letter(
+        self, bad: Sequence[tuple[Record[Any], str]], *, stage: str = "handler"
+    ) -> None:
         """Records whose object fits no model: to the dead-letter topic by the bus's own path
         (stage ``handler``), live and in the rebuild alike."""
 
@@ -231,7 +263,7 @@ class Scheduler:
                 timestamp_ms=record.timestamp_ms,
                 headers=record.headers,
             )
-            await send_dead_letter(produce, raw, "handler", error)
+            await send_dead_letter(produce, raw, stage, error)
 
     async def on_results(self, records: Sequence[Record[Result]]) -> None:
         self.state.apply_results(record.value for record in records)
@@ -252,22 +284,13 @@ class Scheduler:
         return [
             asyncio.create_task(
                 self.bus.follow(
-                    positions=snap.positions,
-                    decode=state_decoder.decode,
-                    handler=self.on_state,
+                    positions={**snap.positions, **results.positions},
+                    decode=any_decoder.decode,
+                    handler=self.on_records,
                     stopping=stopping,
                 ),
-                name="follow state",
-            ),
-            asyncio.create_task(
-                self.bus.follow(
-                    positions=results.positions,
-                    decode=result_decoder.decode,
-                    handler=self.on_results,
-                    stopping=stopping,
-                ),
-                name="follow results",
-            ),
+                name="follow state and results",
+            )
         ]
 
     async def run_cycle(self) -> list[Envelope]:

@@ -13,6 +13,7 @@ cannot be read or exceeds ``MAX_MILLI``; the rest of the cluster is still schedu
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
 import msgspec
 import numpy as np
@@ -97,39 +98,63 @@ def _quantities(resource_list: dict[str, str | int | float]) -> Resources:
 
 
 class _RequestCache:
-    """Pods of one template have equal resources: parse each distinct set of quantities once."""
+    """Pods of one template have equal resources: parse each distinct set of quantities once.
+
+    A pod's requests are also remembered from the previous snapshot by the identity of its
+    container lists (held, so an id is not reused): the cache keeps the same pod objects from
+    cycle to cycle, and building the value key of every pod was most of this cost.
+    """
+
+    _previous: ClassVar[dict[int, tuple[object, object, object, Resources]]] = {}
 
     def __init__(self) -> None:
         self._seen: dict[tuple[object, ...], Resources] = {}
+        self._now: dict[int, tuple[object, object, object, Resources]] = {}
 
     def __call__(self, pod: Pod) -> Resources:
         spec = pod.spec
+        containers, init, overhead = spec.containers, spec.initContainers, spec.overhead
+        known = self._previous.get(id(containers))
+        if (
+            known is not None
+            and known[0] is containers
+            and known[1] is init
+            and (known[2] is overhead)
+        ):
+            self._now[id(containers)] = known
+            return known[3]
         key = (
-            tuple(_resource_key(c) for c in spec.containers),
-            tuple(_resource_key(c) for c in spec.initContainers),
-            tuple(spec.overhead.items()),
+            tuple(_resource_key(c) for c in containers),
+            tuple(_resource_key(c) for c in init),
+            tuple(overhead.items()),
         )
         found = self._seen.get(key)
         if found is None:
             found = self._seen[key] = pod_requests(pod)
+        self._now[id(containers)] = (containers, init, overhead, found)
         return found
+
+    def keep(self) -> None:
+        """Remember this snapshot's pods for the next one (and only them)."""
+        _RequestCache._previous = self._now
 
 
 class _VectorCache:
-    """One int64 request vector (and its float quota twin) per distinct Resources object."""
+    """One int64 request vector (its float quota twin, and whether that is all zero: a
+    best-effort pod) per distinct Resources object."""
 
     def __init__(self, space: ResourceSpace) -> None:
         self.space = space
-        self._seen: dict[int, tuple[Resources, IntVec, FloatVec]] = {}
+        self._seen: dict[int, tuple[Resources, IntVec, FloatVec, bool]] = {}
 
-    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec]:
+    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec, bool]:
         found = self._seen.get(id(res))
         if found is None:
             vector = self.space.vector(res)
             qreq = vector.astype(np.float64)
             qreq[self.space.pods] = 0.0
-            found = self._seen[id(res)] = (res, vector, qreq)
-        return found[1], found[2]
+            found = self._seen[id(res)] = (res, vector, qreq, not qreq.any())
+        return found[1], found[2], found[3]
 
 
 def _resource_key(container: Container) -> tuple[object, ...]:
@@ -166,13 +191,17 @@ def build_cluster(
     pod_reqs: dict[int, Resources] = {}
     requests_of = _RequestCache()
     bad_pods: dict[int, str] = {}
+    checked: set[int] = set()  # ids of the (shared) Resources already range-checked
     for i, pod in enumerate(snapshot.pods):
         try:
-            pod_reqs[i] = requests_of(pod)
-            _check_range(pod_reqs[i])
-            names.update(pod_reqs[i])
+            res = pod_reqs[i] = requests_of(pod)
+            if id(res) not in checked:
+                _check_range(res)
+                names.update(res)
+                checked.add(id(res))
         except QuantityError as exc:
             bad_pods[i] = str(exc)
+    requests_of.keep()
 
     queue_models = {q.metadata.name: q for q in snapshot.queues}
     if DEFAULT_QUEUE not in queue_models:
@@ -235,6 +264,7 @@ def build_cluster(
             )
 
     keyed = sorted((_pod_key(pod), i) for i, pod in enumerate(snapshot.pods))
+    placed: list[tuple[int, TaskInfo]] = []
     for pod_key, i in keyed:
         pod = snapshot.pods[i]
         handled = (pod.spec.schedulerName or "default-scheduler") in scheduler_names
@@ -247,7 +277,7 @@ def build_cluster(
                 )
             skipped[pod_key] = f"invalid resources: {bad_pods[i]}"
             continue
-        request, qreq = vectors(pod_reqs[i])
+        request, qreq, best_effort = vectors(pod_reqs[i])
         status = pod_status(pod)
         if handled and owner is not None:
             task = TaskInfo(
@@ -257,6 +287,8 @@ def build_cluster(
                 pods_column=space.pods,
                 priority=priorities.of(pod.spec.priorityClassName, pod.spec.priority),
                 qreq=qreq,
+                best_effort=best_effort,
+                status=status,
             )
             owner.add_task(task)
         else:
@@ -268,14 +300,24 @@ def build_cluster(
                 )
             if status in TERMINATED_STATUSES or not pod.spec.nodeName:
                 continue
-            task = TaskInfo(pod=pod, job="", request=request, pods_column=space.pods, priority=0)
+            task = TaskInfo(
+                pod=pod,
+                job="",
+                request=request,
+                pods_column=space.pods,
+                priority=0,
+                qreq=qreq,
+                best_effort=best_effort,
+                status=status,
+            )
         row = table.index.get(pod.spec.nodeName or "", -1)
         if (
             row >= 0
             and task.status not in TERMINATED_STATUSES
             and task.status is not TaskStatus.PENDING
         ):
-            table.add(row, task)
+            placed.append((row, task))
+    table.add_all(placed)
     table.changes.clear()
     return Cluster(
         space=space, nodes=table, queues=queues, jobs=jobs, job_errors=job_errors, skipped=skipped

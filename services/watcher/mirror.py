@@ -3,12 +3,16 @@
 Pure: LIST results and WATCH events go in, state events come out. The mirror keeps, per object,
 only what a DELETED record needs (kind, name, namespace, uid, owner references,
 resourceVersion), so a re-list after 410 Gone can publish DELETED for objects that vanished
-meanwhile without holding whole objects in memory.
+meanwhile without holding whole objects in memory. A watched object arrives as its JSON
+(``watched_raw``): only its head (kind, metadata, a Command's target) is decoded, and the
+record carries the bytes as they came, instead of decoding and re-encoding every object.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import msgspec
 
 from shared.events import (
     ListSynced,
@@ -30,6 +34,46 @@ def _stub(obj: Json) -> Json:
     return {"apiVersion": obj.get("apiVersion", ""), "kind": obj.get("kind", ""), "metadata": kept}
 
 
+_HEAD_META = ("name", "namespace", "uid", "resourceVersion", "ownerReferences")
+
+
+class _HeadMeta(msgspec.Struct):
+    name: Any = msgspec.UNSET
+    namespace: Any = msgspec.UNSET
+    uid: Any = msgspec.UNSET
+    resourceVersion: Any = msgspec.UNSET
+    ownerReferences: Any = msgspec.UNSET
+
+
+class _Head(msgspec.Struct):
+    """What the mirror reads of an object: its record key, and its stub."""
+
+    apiVersion: Any = msgspec.UNSET
+    kind: Any = msgspec.UNSET
+    metadata: _HeadMeta | None = None
+    target: Any = msgspec.UNSET
+
+    def as_dict(self) -> Json:
+        meta = self.metadata
+        kept: Json = {}
+        if meta is not None:
+            for name in _HEAD_META:
+                value = getattr(meta, name)
+                if value is not msgspec.UNSET:
+                    kept[name] = value
+        head: Json = {"apiVersion": self.apiVersion, "kind": self.kind, "metadata": kept}
+        if self.target is not msgspec.UNSET:
+            head["target"] = self.target
+        return head
+
+
+_head_decoder = msgspec.json.Decoder(_Head)
+
+
+def _named(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
 class ResourceMirror:
     """The watcher's view of one resource type (e.g. all pods)."""
 
@@ -43,7 +87,10 @@ class ResourceMirror:
     def __len__(self) -> int:
         return len(self._known)
 
-    def _event(self, cls: type[ObjectEvent], obj: Json) -> ObjectEvent:
+    def _event(
+        self, cls: type[ObjectEvent], obj: Json, raw: msgspec.Raw | None = None
+    ) -> ObjectEvent:
+        """The record of ``obj``; ``raw``, when given, is its JSON (``obj`` its head)."""
         obj.setdefault("apiVersion", self.api_version)
         obj.setdefault("kind", self.kind)
         meta = obj.get("metadata") or {}
@@ -51,7 +98,7 @@ class ResourceMirror:
             key=record_key(obj),
             kind=self.kind,
             resourceVersion=str(meta.get("resourceVersion", "")),
-            object=raw_object(obj),
+            object=raw if raw is not None else raw_object(obj),
             producer=self.producer,
         )
 
@@ -86,8 +133,23 @@ class ResourceMirror:
         )
         return events
 
-    def watched(self, event_type: str, obj: Json) -> ObjectEvent | None:
-        """One WATCH event; bookmarks only advance the resourceVersion."""
+    def watched_raw(self, event_type: str, raw: msgspec.Raw) -> ObjectEvent | None:
+        """``watched`` for an object as JSON, published as it came when it names its
+        apiVersion and kind (as the API server's watch events do)."""
+        try:
+            head: _Head | None = _head_decoder.decode(raw)
+        except msgspec.ValidationError:
+            head = None
+        if head is not None and _named(head.apiVersion) and _named(head.kind):
+            return self.watched(event_type, head.as_dict(), raw)
+        whole = msgspec.json.decode(raw)
+        return self.watched(event_type, whole if isinstance(whole, dict) else {})
+
+    def watched(
+        self, event_type: str, obj: Json, raw: msgspec.Raw | None = None
+    ) -> ObjectEvent | None:
+        """One WATCH event; bookmarks only advance the resourceVersion. ``raw``, when given,
+        is the object's JSON and ``obj`` its head (``watched_raw``)."""
         meta = obj.get("metadata") or {}
         rv = str(meta.get("resourceVersion", ""))
         if rv:
@@ -97,10 +159,10 @@ class ResourceMirror:
         key = object_key(obj)
         if event_type == "DELETED":
             self._known.pop(key, None)
-            return self._event(ObjectDeleted, obj)
+            return self._event(ObjectDeleted, obj, raw)
         if event_type in ("ADDED", "MODIFIED"):
             previous = self._known.get(key)
             self._known[key] = _stub(obj)
             cls = ObjectAdded if previous is None else ObjectModified
-            return self._event(cls, obj)
+            return self._event(cls, obj, raw)
         return None

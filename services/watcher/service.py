@@ -142,17 +142,18 @@ class ResourceWatch:
         self.synced.set()
 
     async def watch_once(self) -> None:
-        stream = self.kube.watch(
+        stream = self.kube.watch_raw(
             self.rt,
             resource_version=self.mirror.resource_version,
             timeout_seconds=int(self.settings.watch_timeout),
             inactivity_timeout=self.settings.inactivity_timeout,
         )
-        async for event_type, obj in stream:
-            event = self.mirror.watched(event_type, obj)
+        published = self.metrics.published.labels(self.rt.kind)
+        async for event_type, raw in stream:
+            event = self.mirror.watched_raw(event_type, raw)
             if event is not None:
                 self.publisher.put(event)
-                self.metrics.published.labels(self.rt.kind).inc()
+                published.inc()
 
     async def run(self) -> None:
         backoff = 0.1

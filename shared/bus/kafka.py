@@ -17,6 +17,8 @@ reported (`take_truncated`) so the service declares the log lost and everyone re
 from __future__ import annotations
 
 import asyncio
+import functools
+import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from types import TracebackType
@@ -27,6 +29,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka import TopicPartition as KafkaTopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import CommitFailedError, KafkaError, for_code
+from aiokafka.partitioner import murmur2
 from aiokafka.structs import OffsetAndMetadata
 
 from shared.bus.delivery import Rejected, commit_offsets, deliver, reject, screen, send_dead_letter
@@ -79,6 +82,7 @@ class KafkaBus:
             max_batch_size=s.max_batch_size,
             max_request_size=s.max_request_size,
             enable_idempotence=False,
+            partitioner=KeyPartitioner(),
             **client_options(s),
         )
         try:
@@ -293,6 +297,23 @@ class KafkaBus:
             )
 
         await send_dead_letter(produce, raw, stage, error)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _key_hash(key: bytes) -> int:
+    hashed: int = murmur2(key)
+    return hashed & 0x7FFFFFFF
+
+
+class KeyPartitioner:
+    """aiokafka's ``DefaultPartitioner`` (Kafka's: murmur2 of the key modulo the partitions,
+    a random available partition without a key) with the hash of each recent key remembered:
+    aiokafka's murmur2 is pure Python, and the records of a job share its key."""
+
+    def __call__(self, key: bytes | None, all_partitions: list[int], available: list[int]) -> int:
+        if key is None:
+            return random.choice(available or all_partitions)
+        return all_partitions[_key_hash(key) % len(all_partitions)]
 
 
 class Pacing:

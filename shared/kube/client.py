@@ -9,9 +9,10 @@ the Status reason and code, so callers can treat 404/409/410 as the facts they a
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import aiohttp
 import msgspec
@@ -19,10 +20,16 @@ from kubernetes_asyncio import client as k8s
 from kubernetes_asyncio import config as k8s_config
 
 from shared.kube.resources import ResourceType
+from shared.kube.transport import HttpPool
 
 Json = dict[str, Any]
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
+# Characters a request path keeps as they are (RFC 3986 pchar and "/"; "%" for escapes).
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
+READ_BUFSIZE = 2**21
+# aiohttp's readline refuses a line over twice the session's read buffer; a watch keeps that.
+MAX_WATCH_LINE = 2 * READ_BUFSIZE
 PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -63,15 +70,69 @@ async def load_api_client(kubeconfig: str | None = None) -> k8s.ApiClient:
     rest = api.rest_client
     trusting = rest.pool_manager
     rest.pool_manager = aiohttp.ClientSession(
-        connector=trusting.connector, trust_env=False, read_bufsize=2**21
+        connector=trusting.connector, trust_env=False, read_bufsize=READ_BUFSIZE
     )
     trusting.detach()
     return api
 
 
+@functools.lru_cache(maxsize=64)
+def _timeout(total: float | None) -> aiohttp.ClientTimeout:
+    """One (immutable) ClientTimeout per distinct value, not one per request."""
+    return aiohttp.ClientTimeout(total=total)
+
+
+class _WatchLine(msgspec.Struct):
+    type: str = ""
+    object: msgspec.Raw = msgspec.Raw(b"{}")
+
+
+_watch_line_decoder = msgspec.json.Decoder(_WatchLine)
+
+
+async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
+    """The lines of a stream as they arrive (a last line without newline included); stops
+    when the stream ends or nothing arrives for ``inactivity_timeout``."""
+    partial: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            async with asyncio.timeout(inactivity_timeout):
+                chunk = await content.readany()
+        except TimeoutError:
+            return
+        if not chunk:
+            if partial:
+                yield b"".join(partial)
+            return
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            partial.append(chunk)
+            size += len(chunk)
+            if size > MAX_WATCH_LINE:
+                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
+            continue
+        if partial:
+            partial.append(chunk[: end + 1])
+            head = b"".join(partial)
+        else:
+            head = chunk[: end + 1]
+        for line in head.split(b"\n")[:-1]:
+            if len(line) > MAX_WATCH_LINE:
+                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
+            yield line
+        rest = chunk[end + 1 :]
+        partial = [rest] if rest else []
+        size = len(rest)
+
+
 async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
-    body = await response.read()
-    reason, message = response.reason or "", body.decode(errors="replace")[:500]
+    return _error_from(response.status, response.reason or "", await response.read())
+
+
+def _error_from(code: int, reason: str, body: bytes) -> ApiError:
+    """The ApiError of a non-2xx answer, with its Status body's reason and message."""
+    message = body.decode(errors="replace")[:500]
     try:
         status = _decoder.decode(body)
         if isinstance(status, dict):
@@ -79,8 +140,25 @@ async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
             message = str(status.get("message") or message)
     except msgspec.DecodeError:
         pass
-    cls = WatchExpired if response.status == 410 else ApiError
-    return cls(response.status, reason, message)
+    cls = WatchExpired if code == 410 else ApiError
+    return cls(code, reason, message)
+
+
+def _lean_pool(api_client: k8s.ApiClient) -> HttpPool | None:
+    """A lean pool for a plain-HTTP API server (kubesim, a local test cluster); an HTTPS one
+    (every real cluster) or one behind a proxy stays on aiohttp's session, whose TLS,
+    proxy and connection handling are proven against real API servers."""
+    configuration = api_client.configuration
+    url = urlsplit(configuration.host or "")
+    if api_client.rest_client.proxy or url.scheme != "http" or not url.hostname:
+        return None
+    return HttpPool(
+        host=url.hostname,
+        port=url.port or 80,
+        ssl_context=None,
+        server_hostname=None,
+        limit=configuration.connection_pool_maxsize or 100,
+    )
 
 
 class KubeClient:
@@ -88,12 +166,17 @@ class KubeClient:
 
     def __init__(self, api_client: k8s.ApiClient) -> None:
         self._api = api_client
+        # Calls with a whole JSON response go through the lean pool; watches through aiohttp.
+        self._pool = _lean_pool(api_client)
+        self._base_path = urlsplit(api_client.configuration.host or "").path.rstrip("/")
 
     @classmethod
     async def connect(cls, kubeconfig: str | None = None) -> KubeClient:
         return cls(await load_api_client(kubeconfig))
 
     async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
         await self._api.close()
 
     async def _call(
@@ -134,7 +217,7 @@ class KubeClient:
             url,
             headers=headers,
             data=None if body is None else _encoder.encode(body),
-            timeout=aiohttp.ClientTimeout(total=request_timeout),
+            timeout=_timeout(request_timeout),
             **extra,
         )
         if response.status >= 300:
@@ -143,12 +226,51 @@ class KubeClient:
             raise error
         return response
 
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, Any] | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+        request_timeout: float | None = 30.0,
+    ) -> bytes:
+        """One call with a whole response: its body, or ApiError for a status >= 300. The
+        same headers, authentication and body as ``_call``, on the lean pool when there is
+        one (``shared.kube.transport``)."""
+        if self._pool is None:
+            response = await self._call(
+                method,
+                path,
+                query=query,
+                body=body,
+                content_type=content_type,
+                request_timeout=request_timeout,
+            )
+            try:
+                return await response.read()
+            finally:
+                response.release()
+        api = self._api
+        headers = {
+            **api.default_headers,
+            "Accept": "application/json",
+            "Content-Type": content_type,
+        }
+        params = [(k, v) for k, v in (query or {}).items() if v is not None]
+        await api.update_params_for_auth(headers, params, ["BearerToken"])
+        target = quote(self._base_path + path, safe=_PATH_SAFE)
+        if params:
+            target += "?" + urlencode(params)
+        data = None if body is None else _encoder.encode(body)
+        answer = await self._pool.request(method, target, headers, data, timeout=request_timeout)
+        if answer.status >= 300:
+            raise _error_from(answer.status, answer.reason, answer.body)
+        return answer.body
+
     async def _json(self, method: str, path: str, **kwargs: Any) -> Json:
-        response = await self._call(method, path, **kwargs)
-        try:
-            data: Json = _decoder.decode(await response.read())
-        finally:
-            response.release()
+        data: Json = _decoder.decode(await self._send(method, path, **kwargs))
         return data
 
     async def list_page(
@@ -192,6 +314,30 @@ class KubeClient:
     ) -> AsyncIterator[tuple[str, Json]]:
         """Yield (type, object) from a watch; raise WatchExpired on 410; stop when the stream
         ends or stays silent longer than ``inactivity_timeout`` (a frozen watch)."""
+        async for kind, raw in self.watch_raw(
+            rt,
+            resource_version=resource_version,
+            timeout_seconds=timeout_seconds,
+            inactivity_timeout=inactivity_timeout,
+            namespace=namespace,
+        ):
+            obj = _decoder.decode(raw)
+            yield kind, obj if isinstance(obj, dict) else {}
+
+    async def watch_raw(
+        self,
+        rt: ResourceType,
+        *,
+        resource_version: str,
+        timeout_seconds: int = 300,
+        inactivity_timeout: float = 60.0,
+        namespace: str | None = None,
+    ) -> AsyncIterator[tuple[str, msgspec.Raw]]:
+        """``watch`` with each object left as its JSON (for a caller that passes it on).
+
+        The stream is read a chunk at a time (one timer per chunk, not per line: a burst of
+        events arrives many lines per chunk); a line longer than ``MAX_WATCH_LINE`` raises
+        ValueError, as aiohttp's ``readline`` does past its limit."""
         query = {
             "watch": "true",
             "resourceVersion": resource_version,
@@ -202,24 +348,17 @@ class KubeClient:
             "GET", rt.collection_path(namespace), query=query, request_timeout=timeout_seconds + 30
         )
         try:
-            while True:
-                try:
-                    line = await asyncio.wait_for(
-                        response.content.readline(), timeout=inactivity_timeout
-                    )
-                except TimeoutError:
-                    return
-                if not line:
-                    return
+            async for line in _lines(response.content, inactivity_timeout):
                 if not line.strip():
                     continue
-                event = _decoder.decode(line)
-                kind, obj = event.get("type", ""), event.get("object") or {}
-                if kind == "ERROR":
-                    code = int(obj.get("code", 500))
+                event = _watch_line_decoder.decode(line)
+                if event.type == "ERROR":
+                    status = _decoder.decode(event.object)
+                    status = status if isinstance(status, dict) else {}
+                    code = int(status.get("code", 500))
                     cls = WatchExpired if code == 410 else ApiError
-                    raise cls(code, str(obj.get("reason", "")), str(obj.get("message", "")))
-                yield kind, obj
+                    raise cls(code, str(status.get("reason", "")), str(status.get("message", "")))
+                yield event.type, event.object
         finally:
             response.release()
 
@@ -277,8 +416,7 @@ class KubeClient:
         if uid:
             binding["metadata"]["uid"] = uid
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/binding"
-        response = await self._call("POST", path, body=binding)
-        response.release()
+        await self._send("POST", path, body=binding)
 
     async def evict(self, namespace: str, pod: str, *, uid: str | None = None) -> None:
         eviction: Json = {
@@ -289,5 +427,4 @@ class KubeClient:
         if uid:
             eviction["deleteOptions"] = {"preconditions": {"uid": uid}}
         path = f"/api/v1/namespaces/{namespace}/pods/{pod}/eviction"
-        response = await self._call("POST", path, body=eviction)
-        response.release()
+        await self._send("POST", path, body=eviction)

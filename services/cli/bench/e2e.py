@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import tempfile
 import time
@@ -222,6 +223,8 @@ async def bench(args: argparse.Namespace) -> Json:
             after_light = hop_buckets(await scrape(ports))
             print(f"burst: {args.jobs} jobs x {args.pods_per_job} pods on {args.nodes} nodes")
             depth_task = asyncio.create_task(burst_depths.run())
+            if args.profile:  # the sampled profiles start here (services.cli.bench.sampling)
+                stack.signal_all(signal.SIGUSR2)
             cpu_before = stack.cpu()
             started, last_bound = await _burst(kube, binding, args)
             cpu_burst = {k: v - cpu_before.get(k, 0.0) for k, v in stack.cpu().items()}

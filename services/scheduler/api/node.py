@@ -107,6 +107,38 @@ class NodeTable:
         task.node = row
         self.changes.append(row)
 
+    def add_all(self, placed: Sequence[tuple[int, TaskInfo]]) -> None:
+        """``add`` for many tasks at once (a session's snapshot): the same sums, one array
+        operation per matrix instead of three per task."""
+        if not placed:
+            return
+        width = self.used.shape[1]
+        rows = np.fromiter((row for row, _ in placed), dtype=np.intp, count=len(placed))
+        reqs = np.array([task.request for _, task in placed], dtype=np.int64).reshape(-1, width)
+        status = [task.status for _, task in placed]
+        pipelined = np.fromiter(
+            (s is TaskStatus.PIPELINED for s in status), dtype=bool, count=len(status)
+        )
+        releasing = np.fromiter(
+            (s is TaskStatus.RELEASING for s in status), dtype=bool, count=len(status)
+        )
+        held = ~pipelined  # counted in used and idle: RELEASING and every other status
+        settled = held & ~releasing  # counted in future
+        for matrix, mask, sign in (
+            (self.pipelined, pipelined, 1),
+            (self.future, pipelined, -1),
+            (self.used, held, 1),
+            (self.idle, held, -1),
+            (self.releasing, releasing, 1),
+            (self.future, settled, -1),
+        ):
+            if mask.any():
+                np.add.at(matrix, rows[mask], sign * reqs[mask])
+        for row, task in placed:
+            self.tasks[row][task.key] = task
+            task.node = row
+        self.changes.extend(rows.tolist())
+
     def remove(self, row: int, task: TaskInfo) -> None:
         req = task.request
         status = task.status

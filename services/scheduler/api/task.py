@@ -41,16 +41,18 @@ def pod_status(pod: Pod) -> TaskStatus:
     phase = pod.status.phase or "Pending"
     deleting = pod.metadata.deletionTimestamp is not None
     if phase == "Running":
-        return TaskStatus.RELEASING if deleting else TaskStatus.RUNNING
+        return _RELEASING if deleting else _RUNNING
     if phase == "Pending":
         if deleting:
-            return TaskStatus.RELEASING
-        return TaskStatus.BOUND if pod.spec.nodeName else TaskStatus.PENDING
-    if phase == "Succeeded":
-        return TaskStatus.SUCCEEDED
-    if phase == "Failed":
-        return TaskStatus.FAILED
-    return TaskStatus.UNKNOWN
+            return _RELEASING
+        return _BOUND if pod.spec.nodeName else _PENDING
+    return _OTHER_PHASES.get(phase, _UNKNOWN)
+
+
+# Enum members looked up once (an attribute of an enum class costs a lookup per use).
+_PENDING, _BOUND, _RUNNING = TaskStatus.PENDING, TaskStatus.BOUND, TaskStatus.RUNNING
+_RELEASING, _UNKNOWN = TaskStatus.RELEASING, TaskStatus.UNKNOWN
+_OTHER_PHASES = {"Succeeded": TaskStatus.SUCCEEDED, "Failed": TaskStatus.FAILED}
 
 
 def _flag(pod: Pod, key: str, default: bool) -> bool:
@@ -140,6 +142,8 @@ class TaskInfo:
         pods_column: int,
         priority: int,
         qreq: FloatVec | None = None,
+        best_effort: bool | None = None,
+        status: TaskStatus | None = None,
     ) -> None:
         meta = pod.metadata
         self.pod = pod
@@ -156,9 +160,10 @@ class TaskInfo:
             qreq[pods_column] = 0.0
         # Shared between tasks of equal requests: never mutated in place.
         self.qreq = qreq
-        self.best_effort = not self.qreq.any()
+        # Given by a caller that shares ``qreq`` between tasks (and knows it), else computed.
+        self.best_effort = not qreq.any() if best_effort is None else best_effort
         self.priority = priority
-        self.status = pod_status(pod)
+        self.status = pod_status(pod) if status is None else status
         self.node = -1
         self.created = meta.creationTimestamp or ""
         self.preemptable = _flag(pod, PREEMPTABLE_KEY, True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
@@ -27,3 +28,24 @@ def test_sampler_names_the_function_a_busy_thread_is_in() -> None:
     assert sampler.samples > 10
     assert "spin_in_a_named_function" in report.split("--- inclusive")[1]
     assert "--- stack tops" in report
+
+
+def test_cpu_sampler_counts_only_time_on_the_cpu() -> None:
+    sampler = Sampler(threading.get_ident(), interval=0.002)
+    sampler.start_cpu()
+    try:
+        time.sleep(0.2)  # off the CPU: no samples
+        idle = sampler.samples
+        deadline = time.process_time() + 0.2
+        while time.process_time() < deadline:
+            spin_once_in_a_named_function()
+    finally:
+        report = sampler.report()
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    assert idle <= 2
+    assert sampler.samples > 20
+    assert "spin_once_in_a_named_function" in report.split("--- inclusive")[1]
+
+
+def spin_once_in_a_named_function() -> None:
+    sum(range(1000))

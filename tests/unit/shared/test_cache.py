@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from shared.cache import ObjectCache
 from shared.events import ListSynced, ObjectAdded, ObjectDeleted, ObjectModified, raw_object
 from shared.models import Job, Pod, VolcanoJob
@@ -87,3 +89,40 @@ def test_change_callback_sees_before_and_after() -> None:
         ("ns/p", "Pending", "Running"),
         ("ns/p", "Running", None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("doc", "kind", "model"),
+    [
+        ({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}, "Pod", "Pod"),
+        ({"apiVersion": "v2", "kind": "Pod", "metadata": {"name": "p"}}, "Pod", "Resource"),
+        ({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}, "Pod", "Node"),
+        ({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}}, "Job", "Job"),
+        (
+            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": "j"}},
+            "Job",
+            "VolcanoJob",
+        ),
+        (
+            {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "w"}},
+            "Workload",
+            "Workload",
+        ),
+    ],
+    ids=[
+        "by-kind",
+        "unknown-version",
+        "record-kind-differs",
+        "batch-job",
+        "volcano-job",
+        "kueue-v1beta2",
+    ],
+)
+def test_decode_object_picks_the_model_of_the_objects_own_version_and_kind(
+    doc: dict[str, Any], kind: str, model: str
+) -> None:
+    from shared.cache import decode_object
+    from shared.events import ObjectAdded, raw_object
+
+    event = ObjectAdded(key="k", kind=kind, resourceVersion="1", object=raw_object(doc))
+    assert type(decode_object(event)).__name__ == model

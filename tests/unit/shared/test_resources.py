@@ -79,3 +79,19 @@ def test_limits_default_missing_requests_per_name() -> None:
     )
     assert pod_requests(pod)["cpu"] == 1000
     assert pod_requests(pod)["memory"] == 2**30 * 1000
+
+
+def test_from_list_is_memoised_and_still_refuses_bad_quantities() -> None:
+    from shared.errors import QuantityError
+    from shared.resources import Resources
+
+    first = Resources.from_list({"cpu": "500m", "memory": "1Gi"})
+    assert Resources.from_list({"cpu": "500m", "memory": "1Gi"}) is first
+    assert Resources.from_list({"cpu": 2})["cpu"] == 2000
+    assert Resources.from_list({"cpu": "2"})["cpu"] == 2000
+    for _ in range(2):  # a failure is not remembered as a value
+        try:
+            Resources.from_list({"cpu": "lots"})
+        except QuantityError:
+            continue
+        raise AssertionError("an invalid quantity was accepted")

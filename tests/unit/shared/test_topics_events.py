@@ -76,3 +76,14 @@ def test_decoders_reject_foreign_tags() -> None:
     assert isinstance(
         result_decoder.decode(encode(PodBound(key="k", pod_uid="u", node="n"))), PodBound
     )
+
+
+def test_envelope_ids_are_distinct_32_hex_digits() -> None:
+    from shared.events import ObjectAdded, raw_object
+
+    ids = {
+        ObjectAdded(key="k", kind="Pod", resourceVersion="1", object=raw_object({})).id
+        for _ in range(10_000)
+    }
+    assert len(ids) == 10_000
+    assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)

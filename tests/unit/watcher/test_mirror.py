@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+import pytest
+
 from services.watcher.mirror import ResourceMirror
-from shared.events import ListSynced, ObjectAdded, ObjectDeleted, ObjectModified, object_of
+from shared.events import (
+    ListSynced,
+    ObjectAdded,
+    ObjectDeleted,
+    ObjectEvent,
+    ObjectModified,
+    object_of,
+)
 
 
 def pod(name: str, rv: str, owner: str | None = None) -> dict[str, Any]:
@@ -60,3 +70,28 @@ def test_watch_events_and_bookmarks() -> None:
     assert len(mirror) == 0
     # After the delete, a re-list that does not contain it publishes nothing but the marker.
     assert [type(e) for e in mirror.listed([], "11")] == [ListSynced]
+
+
+@pytest.mark.parametrize(
+    ("obj", "event_type", "expected"),
+    [
+        ({**pod("a", "2", owner="job"), "apiVersion": "v1", "kind": "Pod"}, "ADDED", ObjectAdded),
+        ({**pod("a", "3"), "apiVersion": "v1", "kind": "Pod"}, "DELETED", ObjectDeleted),
+        (pod("a", "4", owner="job"), "ADDED", ObjectAdded),
+    ],
+    ids=["typed-object-passes-as-its-bytes", "deleted", "no-apiversion-decoded-and-completed"],
+)
+def test_raw_watch_event_is_the_same_record_as_the_decoded_one(
+    obj: dict[str, Any], event_type: str, expected: type
+) -> None:
+    by_dict = ResourceMirror(kind="Pod", api_version="v1", producer="w")
+    by_raw = ResourceMirror(kind="Pod", api_version="v1", producer="w")
+    want = by_dict.watched(event_type, msgspec.json.decode(msgspec.json.encode(obj)))
+    got = by_raw.watched_raw(event_type, msgspec.Raw(msgspec.json.encode(obj)))
+    assert isinstance(got, ObjectEvent) and isinstance(want, ObjectEvent)
+    assert type(got) is type(want) is expected
+    assert (got.key, got.kind, got.resourceVersion) == (want.key, want.kind, want.resourceVersion)
+    assert object_of(got) == object_of(want)
+    assert by_raw.resource_version == by_dict.resource_version == obj["metadata"]["resourceVersion"]
+    # the stub kept for a later re-list is the same too
+    assert [e.key for e in by_raw.listed([], "99")] == [e.key for e in by_dict.listed([], "99")]

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgspec
 import pytest
 
 from services.watcher.publishing import Publisher
@@ -73,12 +74,12 @@ class LineTooLongKube:
         self.lists += 1
         return [], str(self.lists)
 
-    async def watch(self, rt: Any, **kwargs: Any) -> AsyncIterator[tuple[str, dict[str, Any]]]:
+    async def watch_raw(self, rt: Any, **kwargs: Any) -> AsyncIterator[tuple[str, msgspec.Raw]]:
         self.watches += 1
         if self.watches == 1:
-            raise ValueError("Chunk too big")
+            raise ValueError("watch line longer than the limit")
         await asyncio.sleep(3600)
-        yield "BOOKMARK", {}
+        yield "BOOKMARK", msgspec.Raw(b"{}")
 
 
 async def test_unreadable_watch_line_means_relist_not_crash() -> None:
