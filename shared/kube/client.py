@@ -2,15 +2,15 @@
 
 It speaks raw JSON (no generated model classes) because Shoal passes objects through to Kafka as
 they are and decodes them with msgspec; kubernetes_asyncio still provides configuration
-(kubeconfig or in-cluster), authentication and the HTTP session. Errors become ``ApiError`` with
-the Status reason and code, so callers can treat 404/409/410 as the facts they are.
+(kubeconfig or in-cluster) and authentication. Calls with a whole response go over a lean
+HTTP/1.1 pool (``transport``), watches over kubernetes_asyncio's aiohttp session, read a chunk
+at a time (``watchlines``). Errors become ``ApiError`` with the Status reason and code, so
+callers can treat 404/409/410 as the facts they are.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
-import ssl
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -21,16 +21,14 @@ from kubernetes_asyncio import client as k8s
 from kubernetes_asyncio import config as k8s_config
 
 from shared.kube.resources import ResourceType
-from shared.kube.transport import HttpPool
+from shared.kube.transport import pool_for
+from shared.kube.watchlines import READ_BUFSIZE, lines, watch_line_decoder
 
 Json = dict[str, Any]
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 # Characters a request path keeps as they are (RFC 3986 pchar and "/"; "%" for escapes).
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"
-READ_BUFSIZE = 2**21
-# aiohttp's readline refuses a line over twice the session's read buffer; a watch keeps that.
-MAX_WATCH_LINE = 2 * READ_BUFSIZE
 PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -83,50 +81,6 @@ def _timeout(total: float | None) -> aiohttp.ClientTimeout:
     return aiohttp.ClientTimeout(total=total)
 
 
-class _WatchLine(msgspec.Struct):
-    type: str = ""
-    object: msgspec.Raw = msgspec.Raw(b"{}")
-
-
-_watch_line_decoder = msgspec.json.Decoder(_WatchLine)
-
-
-async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
-    """The lines of a stream as they arrive (a last line without newline included); stops
-    when the stream ends or nothing arrives for ``inactivity_timeout``."""
-    partial: list[bytes] = []
-    size = 0
-    while True:
-        try:
-            async with asyncio.timeout(inactivity_timeout):
-                chunk = await content.readany()
-        except TimeoutError:
-            return
-        if not chunk:
-            if partial:
-                yield b"".join(partial)
-            return
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            partial.append(chunk)
-            size += len(chunk)
-            if size > MAX_WATCH_LINE:
-                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
-            continue
-        if partial:
-            partial.append(chunk[: end + 1])
-            head = b"".join(partial)
-        else:
-            head = chunk[: end + 1]
-        for line in head.split(b"\n")[:-1]:
-            if len(line) > MAX_WATCH_LINE:
-                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
-            yield line
-        rest = chunk[end + 1 :]
-        partial = [rest] if rest else []
-        size = len(rest)
-
-
 async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
     return _error_from(response.status, response.reason or "", await response.read())
 
@@ -145,44 +99,13 @@ def _error_from(code: int, reason: str, body: bytes) -> ApiError:
     return cls(code, reason, message)
 
 
-def _ssl_context(configuration: k8s.Configuration) -> ssl.SSLContext:
-    """The TLS settings kubernetes_asyncio's REST client builds from the configuration."""
-    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
-    if configuration.cert_file:
-        context.load_cert_chain(configuration.cert_file, keyfile=configuration.key_file)
-    if not configuration.verify_ssl:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-    if configuration.disable_strict_ssl_verification:
-        context.verify_flags &= ~ssl.VERIFY_X509_STRICT
-    return context
-
-
-def _lean_pool(api_client: k8s.ApiClient) -> HttpPool | None:
-    """A lean pool for the API server of ``api_client``, unless it is reached through a proxy
-    (then every call stays on aiohttp's session)."""
-    configuration = api_client.configuration
-    rest = api_client.rest_client
-    url = urlsplit(configuration.host or "")
-    if rest.proxy or url.scheme not in ("http", "https") or not url.hostname:
-        return None
-    tls = url.scheme == "https"
-    return HttpPool(
-        host=url.hostname,
-        port=url.port or (443 if tls else 80),
-        ssl_context=_ssl_context(configuration) if tls else None,
-        server_hostname=rest.server_hostname,
-        limit=configuration.connection_pool_maxsize or 100,
-    )
-
-
 class KubeClient:
     """JSON-in, JSON-out verbs on any ResourceType."""
 
     def __init__(self, api_client: k8s.ApiClient) -> None:
         self._api = api_client
         # Calls with a whole JSON response go through the lean pool; watches through aiohttp.
-        self._pool = _lean_pool(api_client)
+        self._pool = pool_for(api_client)
         self._base_path = urlsplit(api_client.configuration.host or "").path.rstrip("/")
 
     @classmethod
@@ -363,10 +286,10 @@ class KubeClient:
             "GET", rt.collection_path(namespace), query=query, request_timeout=timeout_seconds + 30
         )
         try:
-            async for line in _lines(response.content, inactivity_timeout):
+            async for line in lines(response.content, inactivity_timeout):
                 if not line.strip():
                     continue
-                event = _watch_line_decoder.decode(line)
+                event = watch_line_decoder.decode(line)
                 if event.type == "ERROR":
                     status = _decoder.decode(event.object)
                     status = status if isinstance(status, dict) else {}

@@ -7,8 +7,11 @@ thousands of calls per burst (pods, bindings, Events, status patches). This pool
 what those calls need — a request with a JSON body, a response with a Content-Length or
 chunked body — over plain TCP or TLS, at about half the cost. Streams (watches) stay on
 aiohttp. Failures raise aiohttp's own exception types, so callers classify them as before
-(``shared.kube.errors``): a lost connection is ``ServerDisconnectedError``, a refused one an
-``OSError``, a deadline ``TimeoutError``.
+(``shared.kube.errors``, the CLI's one-line failures): a lost connection is
+``ServerDisconnectedError``, one that cannot be made ``ClientOSError`` (an ``OSError`` too), a
+deadline ``TimeoutError``. ``pool_for`` builds one from kubernetes_asyncio's
+configuration (host, TLS files and switches, pool size); an API server reached through a
+proxy keeps every call on aiohttp.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ import asyncio
 import ssl
 from collections.abc import Mapping
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 import aiohttp
+from kubernetes_asyncio import client as k8s
 
 _MAX_HEAD = 64 * 1024  # response status line and headers
 _MAX_BODY = 256 * 1024 * 1024
@@ -242,13 +247,18 @@ class HttpPool:
                 return conn
             self._open.discard(conn)
         loop = asyncio.get_running_loop()
-        _, conn = await loop.create_connection(
-            _Connection,
-            self._host,
-            self._port,
-            ssl=self._ssl,
-            server_hostname=(self._server_hostname or self._host) if self._ssl else None,
-        )
+        try:
+            _, conn = await loop.create_connection(
+                _Connection,
+                self._host,
+                self._port,
+                ssl=self._ssl,
+                server_hostname=(self._server_hostname or self._host) if self._ssl else None,
+            )
+        except OSError as exc:  # refused, unresolvable, TLS: as aiohttp reports it
+            raise aiohttp.ClientOSError(
+                exc.errno, f"Cannot connect to host {self._host_header}: {exc}"
+            ) from exc
         self._open.add(conn)
         return conn
 
@@ -257,3 +267,34 @@ class HttpPool:
             conn.close()
         self._open.clear()
         self._idle.clear()
+
+
+def _ssl_context(configuration: k8s.Configuration) -> ssl.SSLContext:
+    """The TLS settings kubernetes_asyncio's REST client builds from the configuration."""
+    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+    if configuration.cert_file:
+        context.load_cert_chain(configuration.cert_file, keyfile=configuration.key_file)
+    if not configuration.verify_ssl:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if configuration.disable_strict_ssl_verification:
+        context.verify_flags &= ~ssl.VERIFY_X509_STRICT
+    return context
+
+
+def pool_for(api_client: k8s.ApiClient) -> HttpPool | None:
+    """A lean pool for the API server of ``api_client``, unless it is reached through a proxy
+    (then every call stays on aiohttp's session)."""
+    configuration = api_client.configuration
+    rest = api_client.rest_client
+    url = urlsplit(configuration.host or "")
+    if rest.proxy or url.scheme not in ("http", "https") or not url.hostname:
+        return None
+    tls = url.scheme == "https"
+    return HttpPool(
+        host=url.hostname,
+        port=url.port or (443 if tls else 80),
+        ssl_context=_ssl_context(configuration) if tls else None,
+        server_hostname=rest.server_hostname,
+        limit=configuration.connection_pool_maxsize or 100,
+    )
