@@ -2,13 +2,14 @@
 
 It speaks raw JSON (no generated model classes) because Shoal passes objects through to Kafka as
 they are and decodes them with msgspec; kubernetes_asyncio still provides configuration
-(kubeconfig or in-cluster), authentication and the HTTP session. Errors become ``ApiError`` with
-the Status reason and code, so callers can treat 404/409/410 as the facts they are.
+(kubeconfig or in-cluster) and authentication. Calls with a whole response go over a lean
+HTTP/1.1 pool (``transport``), watches over kubernetes_asyncio's aiohttp session, read a chunk
+at a time (``watchlines``). Errors become ``ApiError`` with the Status reason and code, so
+callers can treat 404/409/410 as the facts they are.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -20,16 +21,14 @@ from kubernetes_asyncio import client as k8s
 from kubernetes_asyncio import config as k8s_config
 
 from shared.kube.resources import ResourceType
-from shared.kube.transport import HttpPool
+from shared.kube.transport import pool_for
+from shared.kube.watchlines import READ_BUFSIZE, lines, watch_line_decoder
 
 Json = dict[str, Any]
 _decoder = msgspec.json.Decoder()
 _encoder = msgspec.json.Encoder()
 # Characters a request path keeps as they are (RFC 3986 pchar and "/"; "%" for escapes).
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"
-READ_BUFSIZE = 2**21
-# aiohttp's readline refuses a line over twice the session's read buffer; a watch keeps that.
-MAX_WATCH_LINE = 2 * READ_BUFSIZE
 PATCH_TYPES = {
     "merge": "application/merge-patch+json",
     "strategic": "application/strategic-merge-patch+json",
@@ -82,50 +81,6 @@ def _timeout(total: float | None) -> aiohttp.ClientTimeout:
     return aiohttp.ClientTimeout(total=total)
 
 
-class _WatchLine(msgspec.Struct):
-    type: str = ""
-    object: msgspec.Raw = msgspec.Raw(b"{}")
-
-
-_watch_line_decoder = msgspec.json.Decoder(_WatchLine)
-
-
-async def _lines(content: aiohttp.StreamReader, inactivity_timeout: float) -> AsyncIterator[bytes]:
-    """The lines of a stream as they arrive (a last line without newline included); stops
-    when the stream ends or nothing arrives for ``inactivity_timeout``."""
-    partial: list[bytes] = []
-    size = 0
-    while True:
-        try:
-            async with asyncio.timeout(inactivity_timeout):
-                chunk = await content.readany()
-        except TimeoutError:
-            return
-        if not chunk:
-            if partial:
-                yield b"".join(partial)
-            return
-        end = chunk.rfind(b"\n")
-        if end < 0:
-            partial.append(chunk)
-            size += len(chunk)
-            if size > MAX_WATCH_LINE:
-                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
-            continue
-        if partial:
-            partial.append(chunk[: end + 1])
-            head = b"".join(partial)
-        else:
-            head = chunk[: end + 1]
-        for line in head.split(b"\n")[:-1]:
-            if len(line) > MAX_WATCH_LINE:
-                raise ValueError(f"watch line longer than {MAX_WATCH_LINE} bytes")
-            yield line
-        rest = chunk[end + 1 :]
-        partial = [rest] if rest else []
-        size = len(rest)
-
-
 async def _error_of(response: aiohttp.ClientResponse) -> ApiError:
     return _error_from(response.status, response.reason or "", await response.read())
 
@@ -144,30 +99,13 @@ def _error_from(code: int, reason: str, body: bytes) -> ApiError:
     return cls(code, reason, message)
 
 
-def _lean_pool(api_client: k8s.ApiClient) -> HttpPool | None:
-    """A lean pool for a plain-HTTP API server (kubesim, a local test cluster); an HTTPS one
-    (every real cluster) or one behind a proxy stays on aiohttp's session, whose TLS,
-    proxy and connection handling are proven against real API servers."""
-    configuration = api_client.configuration
-    url = urlsplit(configuration.host or "")
-    if api_client.rest_client.proxy or url.scheme != "http" or not url.hostname:
-        return None
-    return HttpPool(
-        host=url.hostname,
-        port=url.port or 80,
-        ssl_context=None,
-        server_hostname=None,
-        limit=configuration.connection_pool_maxsize or 100,
-    )
-
-
 class KubeClient:
     """JSON-in, JSON-out verbs on any ResourceType."""
 
     def __init__(self, api_client: k8s.ApiClient) -> None:
         self._api = api_client
         # Calls with a whole JSON response go through the lean pool; watches through aiohttp.
-        self._pool = _lean_pool(api_client)
+        self._pool = pool_for(api_client)
         self._base_path = urlsplit(api_client.configuration.host or "").path.rstrip("/")
 
     @classmethod
@@ -348,10 +286,10 @@ class KubeClient:
             "GET", rt.collection_path(namespace), query=query, request_timeout=timeout_seconds + 30
         )
         try:
-            async for line in _lines(response.content, inactivity_timeout):
+            async for line in lines(response.content, inactivity_timeout):
                 if not line.strip():
                     continue
-                event = _watch_line_decoder.decode(line)
+                event = watch_line_decoder.decode(line)
                 if event.type == "ERROR":
                     status = _decoder.decode(event.object)
                     status = status if isinstance(status, dict) else {}

@@ -7,8 +7,11 @@ thousands of calls per burst (pods, bindings, Events, status patches). This pool
 what those calls need — a request with a JSON body, a response with a Content-Length or
 chunked body — over plain TCP or TLS, at about half the cost. Streams (watches) stay on
 aiohttp. Failures raise aiohttp's own exception types, so callers classify them as before
-(``shared.kube.errors``): a lost connection is ``ServerDisconnectedError``, a refused one an
-``OSError``, a deadline ``TimeoutError``.
+(``shared.kube.errors``, the CLI's one-line failures): a lost connection is
+``ServerDisconnectedError``, one that cannot be made ``ClientOSError`` (an ``OSError`` too), a
+deadline ``TimeoutError``. ``pool_for`` builds one from kubernetes_asyncio's
+configuration (host, TLS files and switches, pool size); an API server reached through a
+proxy keeps every call on aiohttp.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ import asyncio
 import ssl
 from collections.abc import Mapping
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 import aiohttp
+from kubernetes_asyncio import client as k8s
 
 _MAX_HEAD = 64 * 1024  # response status line and headers
 _MAX_BODY = 256 * 1024 * 1024
@@ -250,9 +255,9 @@ class HttpPool:
                 ssl=self._ssl,
                 server_hostname=(self._server_hostname or self._host) if self._ssl else None,
             )
-        except OSError as exc:  # as aiohttp reports it, so callers see one error family
+        except OSError as exc:  # refused, unresolvable, TLS: as aiohttp reports it
             raise aiohttp.ClientOSError(
-                exc.errno, f"cannot connect to {self._host}:{self._port}: {exc.strerror or exc}"
+                exc.errno, f"Cannot connect to host {self._host_header}: {exc}"
             ) from exc
         self._open.add(conn)
         return conn
@@ -262,3 +267,21 @@ class HttpPool:
             conn.close()
         self._open.clear()
         self._idle.clear()
+
+
+def pool_for(api_client: k8s.ApiClient) -> HttpPool | None:
+    """A lean pool for a plain-HTTP API server (kubesim, a local test cluster); an HTTPS one
+    (every real cluster) or one behind a proxy stays on aiohttp's session, whose TLS, proxy
+    and connection handling are proven against real API servers. The pool itself can speak
+    TLS (tested), should that ever be worth its risk."""
+    configuration = api_client.configuration
+    url = urlsplit(configuration.host or "")
+    if api_client.rest_client.proxy or url.scheme != "http" or not url.hostname:
+        return None
+    return HttpPool(
+        host=url.hostname,
+        port=url.port or 80,
+        ssl_context=None,
+        server_hostname=None,
+        limit=configuration.connection_pool_maxsize or 100,
+    )

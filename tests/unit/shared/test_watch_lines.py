@@ -7,8 +7,7 @@ import asyncio
 
 import pytest
 
-from shared.kube import client
-from shared.kube.client import _lines
+from shared.kube import watchlines
 
 
 class Chunks:
@@ -27,7 +26,7 @@ class Chunks:
 
 
 async def collect(stream: Chunks, timeout: float = 5.0) -> list[bytes]:
-    return [line async for line in _lines(stream, timeout)]  # type: ignore[arg-type]
+    return [line async for line in watchlines.lines(stream, timeout)]  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -52,7 +51,7 @@ async def test_lines_whatever_the_chunks(chunks: list[bytes], lines: list[bytes]
 
 
 async def test_a_line_over_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client, "MAX_WATCH_LINE", 8)
+    monkeypatch.setattr(watchlines, "MAX_WATCH_LINE", 8)
     with pytest.raises(ValueError, match="longer than"):
         await collect(Chunks([b"12345", b"67890", b"\n"]))
     with pytest.raises(ValueError, match="longer than"):
