@@ -123,9 +123,10 @@ class NodeOrderPlugin(BasePlugin):
         return list(node.preferredDuringSchedulingIgnoredDuringExecution) if node else []
 
     def row_local(self, task: TaskInfo) -> bool:
-        if self.weights["nodeaffinity.weight"] and self._preferred(task):
-            return False
         if self.prefer_taints and self.weights["tainttoleration.weight"]:
+            return False
+        affinity = task.pod.spec.affinity
+        if affinity is not None and self.weights["nodeaffinity.weight"] and self._preferred(task):
             return False
         if self.spread is not None and has_soft_constraints(task):
             return False

@@ -61,6 +61,10 @@ def balanced_row(alloc: list[int], used: list[int], req: list[int], cols: list[i
     """``balanced_score`` for one row in plain Python (the same float operations)."""
     if not cols:
         return 0.0
+    if len(cols) == 2 and alloc[0] > 0 and alloc[1] > 0:  # cpu and memory: the common case
+        first = min((used[0] + req[0]) / alloc[0], 1.0)
+        second = min((used[1] + req[1]) / alloc[1], 1.0)
+        return float(math.trunc((1 - abs((first - second) / 2)) * MAX_SCORE))
     fractions = [min((used[c] + req[c]) / alloc[c], 1.0) for c in cols if alloc[c] > 0]
     std = 0.0
     if len(fractions) == 2:
