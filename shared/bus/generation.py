@@ -97,6 +97,9 @@ class GenerationLog:
         times in a row, so one odd read never costs every service a rebuild)."""
         seen = 0
         declare = False
+        # What readers found before this generation began is the previous generation's loss
+        # (its readers ran on until they were stopped), already handled: not this one's.
+        self._bus.take_truncated()
         while True:
             await asyncio.sleep(period if seen == 0 else min(period, 0.5))
             truncated = self._bus.take_truncated()

@@ -51,8 +51,12 @@ async def test_a_deleted_topic_ends_the_generation_for_every_service() -> None:
     other = GenerationLog(bus, "gen", producer="binder")
     generation = await finder.join()
     assert await other.join() == generation
+    bus.truncated = {TopicPartition("shoal.state.jobs", 0)}  # found before: not this one's
+    watching = asyncio.create_task(finder.lost(generation, period=0.01))
+    await asyncio.sleep(0.05)
+    assert not watching.done(), "a truncation from before the generation began is old news"
     bus.truncated = {TopicPartition("shoal.state.pods", 2)}
-    await asyncio.wait_for(finder.lost(generation, period=0.01), 1)
+    await asyncio.wait_for(watching, 1)
     await asyncio.wait_for(other.lost(generation, period=0.01), 1)  # sees the mark too
     new = await other.join()
     assert new != generation and await finder.join() == new, "one new generation for all"
