@@ -72,60 +72,32 @@ def _source(event: Json) -> tuple[str, str]:
     return str(source.get("component", "")), str(source.get("host", ""))
 
 
+def _key(event: Json, involved: tuple[str, ...], own: tuple[str, ...]) -> str:
+    """The source, then ``involved`` fields of the involved object, then ``own`` fields."""
+    o = _involved(event)
+    parts = (*_source(event), *(o.get(f, "") for f in involved), *(event.get(f, "") for f in own))
+    return "\0".join(str(part) for part in parts)
+
+
+_OBJECT = ("kind", "namespace", "name")
+_IDENTITY = ("uid", "apiVersion")
+
+
 def event_key(event: Json) -> str:
     """client-go ``getEventKey``: what makes two Events the same occurrence."""
-    o = _involved(event)
-    return "\0".join(
-        str(part)
-        for part in (
-            *_source(event),
-            o.get("kind", ""),
-            o.get("namespace", ""),
-            o.get("name", ""),
-            o.get("fieldPath", ""),
-            o.get("uid", ""),
-            o.get("apiVersion", ""),
-            event.get("type", ""),
-            event.get("reason", ""),
-            event.get("message", ""),
-        )
-    )
+    involved = (*_OBJECT, "fieldPath", *_IDENTITY)
+    return _key(event, involved, ("type", "reason", "message"))
 
 
 def _spam_key(event: Json) -> str:
-    o = _involved(event)
-    return "\0".join(
-        str(part)
-        for part in (
-            *_source(event),
-            o.get("kind", ""),
-            o.get("namespace", ""),
-            o.get("name", ""),
-            o.get("uid", ""),
-            o.get("apiVersion", ""),
-            event.get("type", ""),
-        )
-    )
+    """client-go ``getSpamKey``: the object and the event type."""
+    return _key(event, (*_OBJECT, *_IDENTITY), ("type",))
 
 
 def _aggregate_key(event: Json) -> str:
     """client-go ``EventAggregatorByReasonFunc``: alike but for the message."""
-    o = _involved(event)
-    return "\0".join(
-        str(part)
-        for part in (
-            *_source(event),
-            o.get("kind", ""),
-            o.get("namespace", ""),
-            o.get("name", ""),
-            o.get("uid", ""),
-            o.get("apiVersion", ""),
-            event.get("type", ""),
-            event.get("reason", ""),
-            event.get("reportingController", ""),
-            event.get("reportingInstance", ""),
-        )
-    )
+    own = ("type", "reason", "reportingController", "reportingInstance")
+    return _key(event, (*_OBJECT, *_IDENTITY), own)
 
 
 @dataclass
