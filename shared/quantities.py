@@ -122,3 +122,42 @@ def format_milli(milli: int, *, binary: bool = False) -> str:
             if whole and whole % unit == 0:
                 return f"{whole // unit}{suffix}"
     return str(whole)
+
+
+# apimachinery's suffixer: the exponent (base 10, or base 2 for BinarySI) → its suffix.
+_DECIMAL_SUFFIXES = {
+    -9: "n",
+    -6: "u",
+    -3: "m",
+    0: "",
+    3: "k",
+    6: "M",
+    9: "G",
+    12: "T",
+    15: "P",
+    18: "E",
+}
+_BINARY_SUFFIXES = {10: "Ki", 20: "Mi", 30: "Gi", 40: "Ti", 50: "Pi", 60: "Ei"}
+
+
+def canonical(amount: Fraction | int, *, binary: bool = False) -> str:
+    """``Quantity.String()`` of apimachinery for ``amount`` in the DecimalSI format (BinarySI
+    with ``binary``): the fewest digits with an exponent that is a multiple of 3 (``1500m``,
+    ``2``, ``3k``, ``1G``), or of 1024 for BinarySI (``6Ki``); a BinarySI amount below 1024
+    or not whole is written DecimalSI, as upstream. Precision below a nano is rounded up."""
+    value = Fraction(amount)
+    if value == 0:
+        return "0"
+    if binary and abs(value) >= 1024 and value.denominator == 1:
+        number, exponent = int(value), 0
+        while number % 1024 == 0 and exponent < 60:
+            number //= 1024
+            exponent += 10
+        return f"{number}{_BINARY_SUFFIXES.get(exponent, '')}"
+    mantissa, exponent = math.ceil(value * 10**9), -9
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        exponent += 1
+    mantissa *= 10 ** (exponent % 3)
+    exponent -= exponent % 3
+    return f"{mantissa}{_DECIMAL_SUFFIXES.get(exponent, '')}"

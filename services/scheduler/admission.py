@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from services.scheduler.kueue import AdmissionResult, admit
+from services.scheduler.kueue import AdmissionResult, FairSharing, admit
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
 from services.scheduler.kueue.workloads import ParsedWorkloads, is_finished
 from services.scheduler.kueue_writes import StatusPacing
@@ -59,9 +59,17 @@ class _Assumed:
 class AdmissionState:
     """Kueue decisions between cycles: what was decided and not yet seen in the cache."""
 
-    def __init__(self, *, assume_ttl: float = 60.0, pacing: StatusPacing | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        assume_ttl: float = 60.0,
+        pacing: StatusPacing | None = None,
+        fair_sharing: FairSharing | None = None,
+    ) -> None:
         self.assume_ttl = assume_ttl
         self.pacing = pacing or StatusPacing()
+        self.fair_sharing = fair_sharing
+        """Kueue's Configuration ``fairSharing`` (None: off)."""
         self.assumed: dict[tuple[str, str], _Assumed] = {}
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
@@ -86,7 +94,7 @@ class AdmissionState:
                 self._assume("LocalQueue", key, o, now) for key, o in cache.items(LOCAL_QUEUE)
             ],
             flavors=list(cache.objects(RESOURCE_FLAVOR)),
-            cohorts=list(cache.objects(COHORT)),
+            cohorts=[self._assume("Cohort", key, o, now) for key, o in cache.items(COHORT)],
         )
         found.workloads = [w for w in found.workloads if not self._is_excluded("Workload", w)]
         found.cluster_queues = [
@@ -136,7 +144,8 @@ class AdmissionState:
         objects = self.objects(cache, now)
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
-        updates = statuses(objects, result, format_rfc3339(now))
+        fair = self.fair_sharing is not None
+        updates = statuses(objects, result, format_rfc3339(now), fair_sharing=fair)
         decided = result.admitted.keys() | result.preempted.keys()
         return result, self.pacing.select(updates, objects, decided, now)
 
@@ -153,7 +162,13 @@ class AdmissionState:
                 *priorities,
             ]
             try:
-                return admit(inputs, now, source="cluster", parsed=self.parsed)
+                return admit(
+                    inputs,
+                    now,
+                    source="cluster",
+                    parsed=self.parsed,
+                    fair_sharing=self.fair_sharing,
+                )
             except ManifestError as exc:
                 if not self._exclude(objects, exc) or len(self.excluded) > _MAX_EXCLUDED:
                     raise

@@ -67,6 +67,8 @@ class StatusPacing:
         for lq in objects.local_queues:
             key = f"{lq.metadata.namespace or 'default'}/{lq.metadata.name}"
             queues[("LocalQueue", key)] = lq.status
+        for cohort in objects.cohorts:
+            queues[("Cohort", cohort.metadata.name)] = cohort.status
         self.published = {  # forget what is gone (or finished)
             (kind, key): at
             for (kind, key), at in self.published.items()
@@ -82,7 +84,7 @@ class StatusPacing:
                 if current is None or not (
                     self._recent(slot, self.counter_refresh, now)
                     and same_ignoring_time(
-                        current.get("conditions") or [], update.status["conditions"]
+                        current.get("conditions") or [], update.status.get("conditions") or []
                     )
                 ):
                     counters.append(update)

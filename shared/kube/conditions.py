@@ -10,9 +10,18 @@ MAX_MESSAGE = 32 * 1024  # api.TruncateConditionMessage (Kueue) / the API's own 
 
 
 def set_condition(
-    conditions: list[Json], kind: str, status: str, reason: str, message: str, now: str
+    conditions: list[Json],
+    kind: str,
+    status: str,
+    reason: str,
+    message: str,
+    now: str,
+    *,
+    observed_generation: int | None = None,
 ) -> None:
-    """Replace the condition of type ``kind`` in place (or append it) at RFC 3339 time ``now``."""
+    """Replace the condition of type ``kind`` in place (or append it) at RFC 3339 time ``now``;
+    ``observed_generation``: the object's ``metadata.generation`` the condition was set from
+    (``observedGeneration``, omitted when unset or 0, as the Go field's ``omitempty``)."""
     new: Json = {
         "type": kind,
         "status": status,
@@ -20,6 +29,8 @@ def set_condition(
         "message": message[:MAX_MESSAGE],
         "lastTransitionTime": now,
     }
+    if observed_generation:
+        new["observedGeneration"] = observed_generation
     for i, old in enumerate(conditions):
         if old.get("type") == kind:
             if old.get("status") == status:

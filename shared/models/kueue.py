@@ -84,6 +84,7 @@ class Cohort(Model):
 
 class LocalQueueSpec(Model):
     clusterQueue: str = ""
+    stopPolicy: str | None = None
 
 
 class LocalQueue(Model):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -334,3 +335,77 @@ async def test_a_job_without_a_queue_goes_to_the_namespaces_default_local_queue(
     await eventually(complete, timeout=90, what="the defaulted Job to complete")
     workloads, _ = await kube.list_all(WORKLOAD, namespace=namespace)
     assert [w["spec"]["queueName"] for w in workloads] == ["default"]
+
+
+def _usage(status: Json, key: str) -> dict[str, tuple[str, str | None]]:
+    return {
+        f"{f['name']}/{r['name']}": (r.get("total"), r.get("borrowed"))
+        for f in status.get(key) or []
+        for r in f["resources"]
+    }
+
+
+async def test_queue_status_shows_reservations_and_usage(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """Kueue's queue reconcilers' status through the whole system: three Jobs of 2 pods (1 CPU,
+    512Mi) in a ClusterQueue of 4 CPU whose cohort has a lender of 2 idle CPU: the third
+    borrows. The ClusterQueue shows what its workloads reserve and use
+    (``flavorsReservation``/``flavorsUsage`` with ``borrowed``, Kueue's quantities), the
+    LocalQueue the same (v1beta1 ``flavorUsage``, v1beta2 ``flavorsUsage``), and both drop back
+    to 0 when the Jobs are deleted."""
+    with contextlib.suppress(ApiError):  # the quick-start test may have made it already
+        await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
+    name = f"{namespace}-usage"
+    cq = _team_queue(name, 4)
+    cq["spec"]["cohort"] = namespace  # a cohort of its own: other tests' queues lend to "team"
+    group = cq["spec"]["resourceGroups"][0]
+    group["coveredResources"] = ["cpu", "memory"]
+    group["flavors"][0]["resources"].append({"name": "memory", "nominalQuota": "8Gi"})
+    await kube.create(CLUSTER_QUEUE, cq)
+    lender = _team_queue(f"{namespace}-lender", 2)
+    lender["spec"]["cohort"] = namespace
+    await kube.create(CLUSTER_QUEUE, lender)
+    lq = _kueue("LocalQueue", "usage", {"clusterQueue": name}, namespace)
+    await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    for job_name in ("u1", "u2", "u3"):
+        job = _job(job_name, namespace, "usage", 2, "600s")
+        container = job["spec"]["template"]["spec"]["containers"][0]
+        container["resources"]["requests"]["memory"] = "512Mi"
+        await kube.create(BATCHJOB, job, namespace=namespace)
+    held = {"default-flavor/cpu": ("6", "2"), "default-flavor/memory": ("3Gi", "0")}
+
+    async def reserved() -> bool:
+        status = (await kube.get(CLUSTER_QUEUE, name)).get("status") or {}
+        counts = [status.get(k) for k in ("pendingWorkloads", "reservingWorkloads")]
+        return counts == [0, 3] and _usage(status, "flavorsReservation") == held
+
+    await eventually(reserved, timeout=90, what="6 CPU (2 borrowed) and 3Gi reserved")
+    status = (await kube.get(CLUSTER_QUEUE, name))["status"]
+    assert _usage(status, "flavorsUsage") == held
+    assert status["admittedWorkloads"] == 3
+    lq_held = {k: (v[0], None) for k, v in held.items()}
+
+    async def local_queue_shows_it() -> bool:
+        shown = (await kube.get(LOCAL_QUEUE, "usage", namespace)).get("status") or {}
+        return _usage(shown, "flavorsReservation") == lq_held
+
+    await eventually(local_queue_shows_it, timeout=30, what="the LocalQueue's reservation")
+    v1beta1 = (await kube.get(LOCAL_QUEUE, "usage", namespace))["status"]
+    assert _usage(v1beta1, "flavorUsage") == lq_held
+    v1beta2 = await kubectl(
+        stack, "get", "localqueues.v1beta2.kueue.x-k8s.io", "usage", "-n", namespace, "-o", "json"
+    )
+    assert _usage(json.loads(v1beta2)["status"], "flavorsUsage") == lq_held
+
+    for job_name in ("u1", "u2", "u3"):
+        await kube.delete(BATCHJOB, job_name, namespace, propagation_policy="Background")
+    empty = {"default-flavor/cpu": ("0", "0"), "default-flavor/memory": ("0", "0")}
+
+    async def released() -> bool:
+        status = (await kube.get(CLUSTER_QUEUE, name)).get("status") or {}
+        return status.get("reservingWorkloads") == 0 and (
+            _usage(status, "flavorsReservation") == empty
+        )
+
+    await eventually(released, timeout=60, what="the reservation back to 0 once the Jobs are gone")

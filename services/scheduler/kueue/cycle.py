@@ -127,7 +127,7 @@ class _Run:
         self.fair_sharing = fair_sharing
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
-        self.result = AdmissionResult(pending=dict(inputs.unqueued))
+        self.result = AdmissionResult(pending=dict(inputs.unqueued), snapshot=inputs.snapshot)
         self.preempted: dict[str, AdmittedWorkload] = {}
         self.queues: list[_Queue] = []
         self.reserved_in_cycle = False

@@ -78,15 +78,19 @@ def compare(a: DRS, b: DRS) -> int:
     return _cmp(a.weighted(), b.weighted())
 
 
-def share(node: ResourceNode, weight: float, request: Usage | None = None) -> DRS:
-    """Kueue's dominantResourceShare of ``node``, with ``request`` added to its usage."""
+def share(
+    node: ResourceNode, weight: float, request: Usage | None = None, *, usage: Usage | None = None
+) -> DRS:
+    """Kueue's dominantResourceShare of ``node``, with ``request`` added to its usage
+    (``usage`` in place of the node's own, when given)."""
     if node.parent is None:
         return DRS(weight=weight)
     request = request or {}
+    used = node.usage if usage is None else usage
     borrowed: list[FlavorResource] = []
     by_resource: dict[str, int] = {}
     for fr, quota in node.subtree_quota.items():
-        over = request.get(fr, 0) + node.usage.get(fr, 0) - quota
+        over = request.get(fr, 0) + used.get(fr, 0) - quota
         if over > 0:
             by_resource[fr[1]] = by_resource.get(fr[1], 0) + over
             borrowed.append(fr)

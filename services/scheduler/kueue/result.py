@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.scheduler.api.status import Status
+from services.scheduler.kueue.model import Snapshot
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ class AdmissionResult:
     ExceedsMaxQuota, WaitingForQuota), the reason of their QuotaReserved=False condition."""
     cycles: int = 0
     """Scheduling cycles run until no ClusterQueue had a head left to try."""
+    snapshot: Snapshot | None = None
+    """The quota tree the run worked on; each ClusterQueue's ``workloads`` are those that
+    hold quota after it (admitted before, or by this run), with their usage."""
 
     def decisions(self) -> dict[str, Any]:
         return {

@@ -210,6 +210,8 @@ def _cluster_queue(
     inactive = f"ResourceFlavor {', '.join(missing)} not found" if missing else None
     if spec.stopPolicy in ("Hold", "HoldAndDrain"):
         inactive = f"stopPolicy is {spec.stopPolicy}"
+    if cq.metadata.deletionTimestamp:
+        inactive = "it is terminating"
     return ClusterQueueState(
         name=cq.metadata.name,
         groups=groups,

@@ -3,7 +3,8 @@
 Kueue's scheduler writes a Workload's admission and conditions (``SetQuotaReservation``,
 ``SyncAdmittedCondition``, the preemptor's ``SetEvictedCondition``/``SetPreemptedCondition``,
 ``QuotaReserved=False`` with the reason a workload waits), and its queue reconcilers write the
-ClusterQueue and LocalQueue counters. Here each is a pure function of the objects and one
+ClusterQueue, LocalQueue and Cohort status (``queue_status``). Here each is a pure function of
+the objects and one
 ``AdmissionResult``: the desired ``status`` of every object whose status should change, with
 condition semantics as ``apimeta.SetStatusCondition`` (the transition time moves only when the
 status does). Reasons and messages are Kueue's (``apis/kueue/v1beta2``, ``pkg/workload``).
@@ -11,25 +12,18 @@ status does). Reasons and messages are Kueue's (``apis/kueue/v1beta2``, ``pkg/wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
 import msgspec
 
-from services.scheduler.api.status import Status
+from services.scheduler.kueue.objects import KueueObjects as KueueObjects
+from services.scheduler.kueue.objects import StatusUpdate as StatusUpdate
+from services.scheduler.kueue.objects import status_update
+from services.scheduler.kueue.queue_status import queue_statuses
 from services.scheduler.kueue.result import AdmissionResult, Admitted
 from services.scheduler.kueue.workloads import condition, holds_quota, is_finished
 from shared.kube.conditions import MAX_MESSAGE, same_ignoring_time, set_condition
-from shared.models import (
-    ClusterQueue,
-    Cohort,
-    Condition,
-    Json,
-    LocalQueue,
-    ResourceFlavor,
-    Workload,
-    object_key,
-)
+from shared.models import Condition, Json, Workload, object_key
 
 QUOTA_RESERVED, ADMITTED, EVICTED, PREEMPTED = "QuotaReserved", "Admitted", "Evicted", "Preempted"
 FINISHED, REQUEUED = "Finished", "Requeued"
@@ -49,17 +43,6 @@ _PENDING_REASONS = {
     "PendingPreemption": "WaitingForPreemptedWorkloads",
 }
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
-
-
-@dataclass(frozen=True)
-class StatusUpdate:
-    """The whole new ``status`` of one object, and the resourceVersion it was computed from."""
-
-    kind: str
-    key: str
-    uid: str
-    resource_version: str
-    status: Json
 
 
 def _reset(conditions: list[Json], kind: str, reason: str, now: str) -> None:
@@ -97,47 +80,14 @@ def preemption_message(preemptor: Workload | None, reason: str) -> str:
     )
 
 
-@dataclass
-class KueueObjects:
-    """The Kueue objects one admission run looked at."""
-
-    workloads: list[Workload] = field(default_factory=list)
-    cluster_queues: list[ClusterQueue] = field(default_factory=list)
-    local_queues: list[LocalQueue] = field(default_factory=list)
-    flavors: list[ResourceFlavor] = field(default_factory=list)
-    cohorts: list[Cohort] = field(default_factory=list)
-
-    def cluster_queue_of(self, wl: Workload) -> str:
-        """The ClusterQueue a workload is admitted to, else the one its LocalQueue points to."""
-        if wl.status.admission is not None:
-            return wl.status.admission.clusterQueue
-        for lq in self.local_queues:
-            if lq.metadata.name == wl.spec.queueName and (lq.metadata.namespace or "default") == (
-                wl.metadata.namespace or "default"
-            ):
-                return lq.spec.clusterQueue
-        return ""
-
-
-def statuses(objects: KueueObjects, result: AdmissionResult, now: str) -> list[StatusUpdate]:
-    """Every Workload, ClusterQueue and LocalQueue status this run changes."""
-    tally = _tally(objects, result)
+def statuses(
+    objects: KueueObjects, result: AdmissionResult, now: str, *, fair_sharing: bool = False
+) -> list[StatusUpdate]:
+    """Every Workload, ClusterQueue, LocalQueue and Cohort status this run changes
+    (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written)."""
     return [
         *workload_statuses(objects, result, now),
-        *cluster_queue_statuses(objects, result, now, tally=tally),
-        *local_queue_statuses(objects, result, now, tally=tally),
-    ]
-
-
-_Tally = list[tuple[Workload, bool]]
-"""The workloads not finished, each with whether it holds quota after the run."""
-
-
-def _tally(objects: KueueObjects, result: AdmissionResult) -> _Tally:
-    return [
-        (wl, holds_quota(wl) or object_key(wl.metadata) in result.admitted)
-        for wl in objects.workloads
-        if not is_finished(wl)
+        *queue_statuses(objects, result, now, fair_sharing=fair_sharing),
     ]
 
 
@@ -151,20 +101,8 @@ def workload_statuses(
             continue
         status = _workload_status(wl, key, result, objects, by_key, now)
         if status is not None:
-            updates.append(_update(wl, "Workload", key, status))
+            updates.append(status_update(wl, "Workload", key, status))
     return updates
-
-
-def _update(
-    obj: Workload | ClusterQueue | LocalQueue, kind: str, key: str, status: Json
-) -> StatusUpdate:
-    return StatusUpdate(
-        kind=kind,
-        key=key,
-        uid=obj.metadata.uid,
-        resource_version=obj.metadata.resourceVersion,
-        status=status,
-    )
 
 
 def _workload_status(
@@ -180,8 +118,8 @@ def _workload_status(
     if admitted is None and key not in result.preempted and pending:
         # The common case by far: a waiting workload that already says why (checked on its
         # one condition; decoding all of them for every waiting workload was most of a run).
-        why: Status = result.pending[key]
-        reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
+        why = result.pending[key]
+        reason = quota_reserved_reason(key, result)
         if _says(condition(wl, QUOTA_RESERVED), "False", reason, why.message):
             return None
     current: list[Json] = msgspec.to_builtins(wl.status.conditions)
@@ -206,7 +144,7 @@ def _workload_status(
         set_condition(conditions, PREEMPTED, "True", reason, message, now)
     elif pending:
         why = result.pending[key]
-        reason = result.no_fit.get(key) or _PENDING_REASONS.get(why.reason, "WaitingForQuota")
+        reason = quota_reserved_reason(key, result)
         set_condition(conditions, QUOTA_RESERVED, "False", reason, why.message, now)
     if new_admission is None and same_ignoring_time(current, conditions):
         return None
@@ -214,6 +152,14 @@ def _workload_status(
     if new_admission is not None:
         status["admission"] = new_admission
     return status
+
+
+def quota_reserved_reason(key: str, result: AdmissionResult) -> str:
+    """The reason of pending workload ``key``'s ``QuotaReserved=False`` condition, Kueue's:
+    ``WaitingForQuota``, ``WaitingForPreemptedWorkloads``, ``Misconfigured``, or the
+    ``NoFitReason`` (``NoMatchingFlavor``, ``ExceedsMaxQuota``) when no flavor fits."""
+    found = result.no_fit.get(key)
+    return found or _PENDING_REASONS.get(result.pending[key].reason, "WaitingForQuota")
 
 
 def _says(found: Condition | None, status: str, reason: str, message: str) -> bool:
@@ -233,114 +179,3 @@ def _says(found: Condition | None, status: str, reason: str, message: str) -> bo
 def _true(wl: Workload, kind: str) -> bool:
     found = condition(wl, kind)
     return found is not None and found.status == "True"
-
-
-def _counts(tally: _Tally, key_of: Callable[[Workload], str]) -> dict[str, list[int]]:
-    """Per queue (``key_of(workload)``): [pending, reserving/admitted] after this run."""
-    counts: dict[str, list[int]] = {}
-    for wl, reserving in tally:
-        queue = key_of(wl)
-        if not queue:
-            continue
-        slot = counts.setdefault(queue, [0, 0])
-        slot[1 if reserving else 0] += 1
-    return counts
-
-
-def _cluster_queue_key(objects: KueueObjects) -> Callable[[Workload], str]:
-    """``objects.cluster_queue_of`` with the LocalQueues looked up once."""
-    targets: dict[tuple[str, str | None], str] = {}
-    for lq in objects.local_queues:
-        targets.setdefault(
-            (lq.metadata.namespace or "default", lq.metadata.name), lq.spec.clusterQueue
-        )
-
-    def cluster_queue_of(wl: Workload) -> str:
-        if wl.status.admission is not None:
-            return wl.status.admission.clusterQueue
-        return targets.get((wl.metadata.namespace or "default", wl.spec.queueName), "")
-
-    return cluster_queue_of
-
-
-def cluster_queue_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str, *, tally: _Tally | None = None
-) -> list[StatusUpdate]:
-    """pending/reserving/admitted workload counts and the ``Active`` condition per CQ."""
-    flavors = {f.metadata.name for f in objects.flavors}
-    if tally is None:
-        tally = _tally(objects, result)
-    counts = _counts(tally, _cluster_queue_key(objects))
-    updates: list[StatusUpdate] = []
-    for cq in sorted(objects.cluster_queues, key=lambda q: q.metadata.name):
-        name = cq.metadata.name
-        pending, reserving = counts.get(name, [0, 0])
-        missing = sorted({f.name for g in cq.spec.resourceGroups for f in g.flavors} - flavors)
-        reason, message, active = "Ready", "Can admit new workloads", "True"
-        if cq.spec.stopPolicy in ("Hold", "HoldAndDrain"):
-            reason, active = "Stopped", "False"
-            message = "Can't admit new workloads: is stopped."
-        elif missing:
-            reason, active = "FlavorNotFound", "False"
-            message = (
-                "Can't admit new workloads: references missing ResourceFlavor(s): "
-                f"{','.join(missing)}."
-            )
-        status = _queue_status(cq.status, pending, reserving, active, reason, message, now)
-        if status is not None:
-            updates.append(_update(cq, "ClusterQueue", name, status))
-    return updates
-
-
-def local_queue_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str, *, tally: _Tally | None = None
-) -> list[StatusUpdate]:
-    """pending/reserving/admitted counts and ``Active`` per LocalQueue."""
-    if tally is None:
-        tally = _tally(objects, result)
-    counts = _counts(
-        tally,
-        lambda wl: f"{wl.metadata.namespace or 'default'}/{wl.spec.queueName or ''}",
-    )
-    cluster_queues = {cq.metadata.name for cq in objects.cluster_queues}
-    updates: list[StatusUpdate] = []
-    for lq in sorted(objects.local_queues, key=lambda q: object_key(q.metadata)):
-        key = f"{lq.metadata.namespace or 'default'}/{lq.metadata.name}"
-        pending, reserving = counts.get(key, [0, 0])
-        if lq.spec.clusterQueue in cluster_queues:
-            active, reason, message = "True", "Ready", "Can submit new workloads to localQueue"
-        else:
-            active, reason, message = (
-                "False",
-                "ClusterQueueDoesNotExist",
-                "Can't submit new workloads to clusterQueue",
-            )
-        status = _queue_status(lq.status, pending, reserving, active, reason, message, now)
-        if status is not None:
-            updates.append(_update(lq, "LocalQueue", key, status))
-    return updates
-
-
-def _queue_status(
-    current: Json,
-    pending: int,
-    reserving: int,
-    active: str,
-    reason: str,
-    message: str,
-    now: str,
-) -> Json | None:
-    old_conditions: list[Json] = list(current.get("conditions") or [])
-    conditions = [dict(c) for c in old_conditions]
-    set_condition(conditions, "Active", active, reason, message, now)
-    status: Json = {
-        "pendingWorkloads": pending,
-        "reservingWorkloads": reserving,
-        "admittedWorkloads": reserving,
-        "conditions": conditions,
-    }
-    unchanged = all(
-        current.get(k, 0) == status[k]
-        for k in ("pendingWorkloads", "reservingWorkloads", "admittedWorkloads")
-    ) and same_ignoring_time(old_conditions, conditions)
-    return None if unchanged else status

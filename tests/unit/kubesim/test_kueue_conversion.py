@@ -21,6 +21,8 @@ def _rtype(kind: str, version: str = "v1beta1") -> Any:
     return rtype
 
 
+USAGE = [{"name": "f", "resources": [{"name": "cpu", "total": "1500m", "borrowed": "500m"}]}]
+LQ_USAGE = [{"name": "f", "resources": [{"name": "memory", "total": "1Gi"}]}]
 UP = [
     (
         "ClusterQueue",
@@ -60,6 +62,18 @@ UP = [
         {"status": {"flavorsUsage": [{"name": "f"}]}},
     ),
     (
+        "ClusterQueue",
+        {"status": {"flavorsReservation": USAGE, "flavorsUsage": USAGE,
+                    "fairSharing": {"weightedShare": 2}}},
+        {"status": {"flavorsReservation": USAGE, "flavorsUsage": USAGE,
+                    "fairSharing": {"weightedShare": 2}}},
+    ),
+    (
+        "LocalQueue",
+        {"status": {"flavorsReservation": LQ_USAGE, "flavorUsage": LQ_USAGE}},
+        {"status": {"flavorsReservation": LQ_USAGE, "flavorsUsage": LQ_USAGE}},
+    ),
+    (
         "Workload",
         {"spec": {"priorityClassSource": "scheduling.k8s.io/priorityclass",
                   "priorityClassName": "high", "priority": 7}},
@@ -91,6 +105,8 @@ UP_IDS = [
     "cq-current-fungibility-kept",
     "cq-status-dropped-fields",
     "lq-flavor-usage-renamed",
+    "cq-status-usage-and-share-kept",
+    "lq-status-usage-kept-and-renamed",
     "wl-priority-class-ref",
     "wl-accumulated-time-typo-fixed",
     "cohort-status-dropped-fields",
@@ -116,6 +132,16 @@ DOWN = [
         {"status": {"flavorUsage": [{"name": "f"}]}},
     ),
     (
+        "ClusterQueue",
+        {"status": {"flavorsReservation": USAGE, "flavorsUsage": USAGE}},
+        {"status": {"flavorsReservation": USAGE, "flavorsUsage": USAGE}},
+    ),
+    (
+        "LocalQueue",
+        {"status": {"flavorsReservation": LQ_USAGE, "flavorsUsage": LQ_USAGE}},
+        {"status": {"flavorsReservation": LQ_USAGE, "flavorUsage": LQ_USAGE}},
+    ),
+    (
         "Workload",
         {"spec": {"priorityClassRef": {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass",
                                        "name": "p"}, "preemptionGates": [{"name": "g"}]},
@@ -128,7 +154,9 @@ DOWN = [
 
 
 @pytest.mark.parametrize(
-    ("kind", "v1beta2", "v1beta1"), DOWN, ids=["cq-cohort", "lq-flavors-usage", "wl-priority"]
+    ("kind", "v1beta2", "v1beta1"),
+    DOWN,
+    ids=["cq-cohort", "lq-flavors-usage", "cq-usage-kept", "lq-usage-renamed", "wl-priority"],
 )
 def test_v1beta2_to_v1beta1(kind: str, v1beta2: Obj, v1beta1: Obj) -> None:
     shown = from_storage(_rtype(kind), {"apiVersion": "kueue.x-k8s.io/v1beta2", **v1beta2})
