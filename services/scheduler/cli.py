@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from services.scheduler.kueue import FairSharing
+    from services.scheduler.service import SchedulerSettings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,13 +28,35 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(SchedulerSettings, prefix="SHOAL_SCHEDULER_")
     if args.standalone:
         settings = msgspec.structs.replace(settings, standalone=True)
+    fair = kueue_fair_sharing(settings)  # a bad Kueue Configuration stops the start
 
     async def main() -> int:
         async with KafkaBus(settings=shell.kafka) as bus:
 
             async def once(stopping: asyncio.Event) -> None:
-                await Scheduler(shell=shell, bus=bus, settings=settings).run(stopping)
+                scheduler = Scheduler(shell=shell, bus=bus, settings=settings, fair_sharing=fair)
+                await scheduler.run(stopping)
 
             return await shell.run({"scheduler": shell.per_generation(bus, once)})
 
     return asyncio.run(main())
+
+
+def kueue_fair_sharing(settings: SchedulerSettings) -> FairSharing | None:
+    """Kueue's ``fairSharing``: from the Configuration file when one is set, else from the
+    settings; a bad value raises UserError."""
+    from services.scheduler.kueue.configuration import fair_sharing, from_configuration
+    from shared.errors import UserError
+
+    if settings.kueue_config:
+        path = Path(settings.kueue_config)
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise UserError(f"SHOAL_SCHEDULER_KUEUE_CONFIG={str(path)!r}: {exc.strerror}") from None
+        return from_configuration(text, source=str(path))
+    return fair_sharing(
+        settings.kueue_fair_sharing,
+        settings.kueue_fair_sharing_preemption_strategies,
+        source="SHOAL_SCHEDULER_KUEUE_FAIR_SHARING_PREEMPTION_STRATEGIES",
+    )

@@ -25,6 +25,8 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from services.scheduler.admission import AdmissionState
 from services.scheduler.cycle import Scheduling, conf_digest
+from services.scheduler.kueue import FairSharing
+from services.scheduler.kueue.configuration import DEFAULT_STRATEGIES
 from services.scheduler.kueue_writes import StatusPacing
 from services.scheduler.leadership import (
     Leadership,
@@ -133,6 +135,29 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
             "out of the binder",
         ),
     ] = 200
+    kueue_fair_sharing: Annotated[
+        bool,
+        Meta(
+            description="Kueue's Configuration fairSharing (enable): heads are admitted in "
+            "the fair-sharing order and preempt by share, and ClusterQueues and Cohorts get "
+            "status.fairSharing.weightedShare"
+        ),
+    ] = False
+    kueue_fair_sharing_preemption_strategies: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="Kueue's fairSharing.preemptionStrategies, in order: "
+            "LessThanOrEqualToFinalShare, LessThanInitialShare, or both in that order"
+        ),
+    ] = DEFAULT_STRATEGIES
+    kueue_config: Annotated[
+        str,
+        Meta(
+            description="a Kueue Configuration file (config.kueue.x-k8s.io v1beta1 or "
+            "v1beta2, or the kueue-manager-config ConfigMap); its fairSharing replaces the "
+            "two settings above, its other fields are not applied"
+        ),
+    ] = ""
     conf: Annotated[
         str,
         Meta(
@@ -168,7 +193,16 @@ class Metrics:
 
 
 class Scheduler:
-    def __init__(self, *, shell: ServiceShell, bus: Bus, settings: SchedulerSettings) -> None:
+    def __init__(
+        self,
+        *,
+        shell: ServiceShell,
+        bus: Bus,
+        settings: SchedulerSettings,
+        fair_sharing: FairSharing | None = None,
+    ) -> None:
+        """``fair_sharing``: Kueue's Configuration ``fairSharing`` (``cli.kueue_fair_sharing``
+        reads it from the settings)."""
         self.shell = shell
         self.bus = bus
         self.settings = settings
@@ -187,6 +221,7 @@ class Scheduler:
                 counter_refresh=settings.kueue_counter_refresh,
                 max_waiting=settings.kueue_max_waiting,
             ),
+            fair_sharing=fair_sharing,
         )
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
