@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -409,3 +410,54 @@ async def test_queue_status_shows_reservations_and_usage(
         )
 
     await eventually(released, timeout=60, what="the reservation back to 0 once the Jobs are gone")
+
+
+async def test_explain_answers_with_the_reason_the_workload_shows(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """A Job larger than its ClusterQueue's quota waits; its Workload says why
+    (``QuotaReserved=False ExceedsMaxQuota``), and ``shoal explain --bootstrap`` over the
+    scheduler's log answers with the same reason and message."""
+    with contextlib.suppress(ApiError):
+        await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
+    cq = _team_queue(f"{namespace}-small", 2)
+    cq["spec"]["cohort"] = namespace
+    await kube.create(CLUSTER_QUEUE, cq)
+    lq = _kueue("LocalQueue", "small", {"clusterQueue": f"{namespace}-small"}, namespace)
+    await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    await kube.create(BATCHJOB, _job("big", namespace, "small", 4, "1s"), namespace=namespace)
+    shown: Json = {}
+
+    async def explained() -> bool:
+        found, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+        reserved = _conditions(found[0]).get("QuotaReserved") if found else None
+        if reserved is None or reserved["status"] != "False":
+            return False
+        shown.update(name=found[0]["metadata"]["name"], condition=reserved)
+        return True
+
+    await eventually(explained, timeout=60, what="the Workload's QuotaReserved=False")
+    assert shown["condition"]["reason"] == "ExceedsMaxQuota"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "services.cli.main",
+        "explain",
+        "--bootstrap",
+        stack.bootstrap,
+        "--topic-prefix",
+        stack.config.topic_prefix,
+        f"{namespace}/{shown['name']}",
+        "-o",
+        "json",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    doc = json.loads(out)
+    assert doc["state"] == "Pending"
+    assert (doc["reason"], doc["message"]) == (
+        shown["condition"]["reason"],
+        shown["condition"]["message"],
+    )

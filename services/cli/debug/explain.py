@@ -3,7 +3,7 @@ node histogram, as data (for the API and ``shoal explain``) or as text for a ter
 
     shoal explain -f FILE NAMESPACE/PODGROUP [-o text|json]      one session on manifests
     shoal explain -f FILE NAMESPACE/WORKLOAD                     one Kueue admission run
-    shoal explain --bootstrap HOST:PORT [--cycle N | --last] NAMESPACE/PODGROUP
+    shoal explain --bootstrap HOST:PORT [--cycle N | --last] NAMESPACE/PODGROUP|WORKLOAD
 
 With ``-f`` the session is the one ``shoal simulate schedule`` runs; with ``--bootstrap`` (or
 ``--file LOG.jsonl``) it is a recorded cycle, rebuilt from the log as ``shoal replay`` does.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -22,6 +22,10 @@ from services.scheduler.result import JobReasons, SessionResult
 from shared.errors import UserError
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Condition
+
+if TYPE_CHECKING:
+    from services.cli.debug.replaying import Recorded
+    from shared.bus import RawRecord
 
 
 def explain(result: SessionResult, job: str) -> JobReasons:
@@ -78,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from services.cli.debug.replay import add_log_arguments
 
     parser.add_argument(
-        "job", metavar="NAMESPACE/NAME", help="the job's PodGroup, or a Kueue Workload (with -f)"
+        "job", metavar="NAMESPACE/NAME", help="the job's PodGroup, or a Kueue Workload"
     )
     parser.add_argument("-f", "--filename", help="manifests (multi-document YAML; '-': stdin)")
     parser.add_argument("--now", help="-f: the session clock, ISO 8601 (default: now)")
@@ -96,7 +100,12 @@ def run(args: argparse.Namespace) -> int:
             return 0
         result, where = _from_manifests(args), f"one session on {args.filename}"
     elif args.bootstrap or args.file is not None or os.environ.get("KAFKA_BOOTSTRAP"):
-        result, where = _from_log(args)
+        from services.cli.debug.replay import load_cycle
+
+        records, recorded = load_cycle(args)
+        if _explain_logged_workload(args, records, recorded):
+            return 0
+        result, where = _from_log(records, recorded)
     else:
         raise UserError("give -f FILE (manifests), --bootstrap HOST:PORT or --file LOG.jsonl")
     reasons = explain(result, args.job)
@@ -114,6 +123,7 @@ def _explain_workload(args: argparse.Namespace) -> bool:
     """A Kueue Workload of the file named ``args.job``: explained, True; else False."""
     from services.cli.debug.explain_workload import (
         explain_workload,
+        fair_sharing_from_environment,
         render_workload,
         workload_keys,
     )
@@ -123,8 +133,40 @@ def _explain_workload(args: argparse.Namespace) -> bool:
     objects = load_manifests(read_source(args.filename), source=args.filename)
     if args.job not in workload_keys(objects):
         return False
-    doc = explain_workload(objects, args.job, parse_now(args.now), source=args.filename)
+    now, fair = parse_now(args.now), fair_sharing_from_environment()
+    doc = explain_workload(objects, args.job, now, source=args.filename, fair_sharing=fair)
     print(json.dumps(doc, indent=2) if args.output == "json" else render_workload(doc))
+    return True
+
+
+def _explain_logged_workload(
+    args: argparse.Namespace, records: list[RawRecord], recorded: Recorded
+) -> bool:
+    """A Kueue Workload in the cache of the logged cycle named ``args.job``: explained, True;
+    else False."""
+    from services.cli.debug.explain_workload import (
+        explain_cached_workload,
+        fair_sharing_from_environment,
+        render_workload,
+    )
+    from services.cli.debug.replay import describe
+    from services.cli.debug.replaying import inputs
+    from services.scheduler.state import SchedulerState
+    from shared.logging import configure_logging
+
+    configure_logging(level="warning")
+    cycle = recorded.cycle
+    state = SchedulerState()
+    state.apply_state(inputs(records, cycle))
+    fair = fair_sharing_from_environment()
+    doc = explain_cached_workload(state.cache, args.job, cycle.now, fair_sharing=fair)
+    if doc is None:
+        return False
+    where = describe(recorded)
+    if args.output == "json":
+        print(json.dumps({"source": where, **doc}, indent=2))
+    else:
+        print("\n".join([where, render_workload(doc)]))
     return True
 
 
@@ -141,15 +183,14 @@ def _from_manifests(args: argparse.Namespace) -> SessionResult:
     return session(text, source=args.filename, now=parse_now(args.now), names=names)
 
 
-def _from_log(args: argparse.Namespace) -> tuple[SessionResult, str]:
-    from services.cli.debug.replay import describe, load_cycle
+def _from_log(records: list[RawRecord], recorded: Recorded) -> tuple[SessionResult, str]:
+    from services.cli.debug.replay import describe
     from services.cli.debug.replaying import restore
     from services.scheduler.cycle import Scheduling
     from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES
     from shared.logging import configure_logging
 
     configure_logging(level="warning")
-    records, recorded = load_cycle(args)
     cycle = recorded.cycle
     snapshot, _ = restore(records, cycle)
     names = cycle.scheduler_names or DEFAULT_SCHEDULER_NAMES

@@ -14,7 +14,19 @@ from services.scheduler.service import Scheduler, SchedulerSettings
 from shared.bus import Bus, MemoryBus, Outgoing, RawRecord
 from shared.config import KafkaSettings, ServiceSettings
 from shared.events import ObjectAdded, ObjectDeleted, ObjectModified, encode, raw_object
-from shared.models import ConfigMap, Model, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.models import (
+    ClusterQueue,
+    ConfigMap,
+    LocalQueue,
+    Model,
+    Node,
+    Pod,
+    PodGroup,
+    PriorityClass,
+    Queue,
+    ResourceFlavor,
+    Workload,
+)
 from shared.service import KubeSettings, ServiceShell
 from shared.topics import Topics, record_key
 
@@ -25,6 +37,10 @@ _KINDS: dict[type[Model], tuple[str, str]] = {
     Queue: ("scheduling.volcano.sh/v1beta1", "Queue"),
     PriorityClass: ("scheduling.k8s.io/v1", "PriorityClass"),
     ConfigMap: ("v1", "ConfigMap"),
+    ResourceFlavor: ("kueue.x-k8s.io/v1beta1", "ResourceFlavor"),
+    ClusterQueue: ("kueue.x-k8s.io/v1beta1", "ClusterQueue"),
+    LocalQueue: ("kueue.x-k8s.io/v1beta1", "LocalQueue"),
+    Workload: ("kueue.x-k8s.io/v1beta1", "Workload"),
 }
 _versions = itertools.count(1)
 
