@@ -1,10 +1,6 @@
-"""Kueue's Configuration ``fairSharing`` for the live scheduler: file and settings.
-
-The v1beta1 rows are Kueue's ``apis/config/v1beta1/configuration_conversion_test.go``
-(``TestConfigurationConvertTo``, its fair-sharing rows: the v1beta2 fairSharing they convert
-to is what Shoal runs with); the v1beta2 error rows are ``pkg/config/validation_test.go``
-(``TestValidate``, its preemption-strategy rows: the field and error type Kueue reports).
-"""
+"""Kueue's Configuration ``fairSharing`` for the live scheduler: file and settings (the
+upstream rows are in ``kueue_conformance/test_configuration_conversion.py`` and
+``test_config_validation.py``)."""
 
 from __future__ import annotations
 
@@ -35,20 +31,6 @@ def _configuration(version: str, fair_sharing: object | None) -> str:
 @pytest.mark.parametrize(
     ("text", "want"),
     [
-        (_configuration("v1beta1", None), None),
-        (
-            _configuration("v1beta1", {"enable": True, "preemptionStrategies": list(BOTH)}),
-            FairSharing(preemption_strategies=BOTH),
-        ),
-        (
-            _configuration("v1beta1", {"enable": False, "preemptionStrategies": list(BOTH)}),
-            None,
-        ),
-        (_configuration("v1beta1", {"enable": True}), FairSharing(preemption_strategies=BOTH)),
-        (
-            _configuration("v1beta2", {"preemptionStrategies": list(BOTH)}),
-            FairSharing(preemption_strategies=BOTH),
-        ),
         (
             _configuration("v1beta2", {"preemptionStrategies": ["LessThanInitialShare"]}),
             FairSharing(preemption_strategies=("LessThanInitialShare",)),
@@ -70,11 +52,6 @@ def _configuration(version: str, fair_sharing: object | None) -> str:
         ),
     ],
     ids=[
-        "minimal Configuration",
-        "with FairSharing",
-        "with FairSharing disabled",
-        "with FairSharing enabled, but preemption strategies are empty",
-        "valid preemption strategy",
         "v1beta2-one-strategy",
         "kueue-manager-config-configmap",
     ],
@@ -87,24 +64,6 @@ def test_fair_sharing_of_a_configuration(text: str, want: FairSharing | None) ->
     ("text", "error"),
     [
         (
-            _configuration("v1beta2", {}),
-            "fairSharing.preemptionStrategies: Required value",
-        ),
-        (
-            _configuration(
-                "v1beta2",
-                {
-                    "preemptionStrategies": [
-                        "LessThanOrEqualToFinalShare",
-                        "UNKNOWN",
-                        "LessThanInitialShare",
-                        "LessThanOrEqualToFinalShare",
-                    ]
-                },
-            ),
-            "fairSharing.preemptionStrategies: Unsupported value",
-        ),
-        (
             _configuration("v1beta1", {"enable": True, "preemptionStrategies": list(BOTH[::-1])}),
             "fairSharing.preemptionStrategies: Unsupported value",
         ),
@@ -114,8 +73,6 @@ def test_fair_sharing_of_a_configuration(text: str, want: FairSharing | None) ->
         ("[unclosed", "not YAML"),
     ],
     ids=[
-        "invalid an empty preemption strategy",
-        "unsupported preemption strategy",
         "v1beta1-strategies-out-of-order",
         "unknown-version",
         "not-a-configuration",

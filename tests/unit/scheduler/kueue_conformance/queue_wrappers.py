@@ -1,6 +1,7 @@
 """Upstream's test wrappers (``pkg/util/testing/v1beta2/wrappers.go``) for the queue status
-tables, as v1beta2 manifests with the wrappers' defaults, and one run of the queue
-reconcilers over them.
+tables, as v1beta2 manifests with the wrappers' defaults, one run of the queue reconcilers
+over them, and the comparison of a status with upstream's (``cmpopts.EquateEmpty``,
+``IgnoreConditionTimestamps``).
 
 ``reconcile`` is what Kueue's queue reconcilers see: the cache as the objects say, with no
 scheduling cycle in between (``admit(..., max_cycles=0)``: workloads that hold quota count,
@@ -177,10 +178,27 @@ def reconcile(docs: list[Json], *, fair_sharing: bool = False) -> dict[tuple[str
     return {(u.kind, u.key): u.status for u in updates}
 
 
-def without_times(status: Json) -> Json:
-    """``status`` with its conditions' transition times left out (``IgnoreConditionTimestamps``)."""
-    conditions = [
-        {k: v for k, v in c.items() if k != "lastTransitionTime"}
-        for c in status.get("conditions") or []
-    ]
-    return {**status, "conditions": conditions}
+def condition(kind: str, found: tuple[str, str, str], generation: int | None = None) -> Json:
+    """A ``metav1.Condition`` without its time: (status, reason, message) of type ``kind``."""
+    status, reason, message = found
+    made: Json = {"type": kind, "status": status, "reason": reason, "message": message}
+    if generation:
+        made["observedGeneration"] = generation
+    return made
+
+
+def normalized(status: Json) -> Json:
+    """Conditions without times; empty values (0, [], None) left out."""
+    out: Json = {}
+    for key, value in status.items():
+        if key == "conditions":
+            value = [{k: v for k, v in c.items() if k != "lastTransitionTime"} for c in value]
+        if value not in (None, 0, [], {}):
+            out[key] = value
+    return out
+
+
+def status_after(kind: str, key: str, obj: Json, docs: list[Json]) -> Json:
+    """The object's status once the decided one (if any) is merged in."""
+    decided = reconcile([obj, *docs]).get((kind, key), {})
+    return normalized({**obj["status"], **decided})
