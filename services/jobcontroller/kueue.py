@@ -1,11 +1,12 @@
 """Kueue's job integration (``jobframework.JobReconciler``) as a pure step before a job's sync.
 
-A batch/v1 Job or PyTorchJob with the ``kueue.x-k8s.io/queue-name`` label runs only while its
-Workload is admitted, as Kueue's reconciler keeps it:
+A batch/v1 Job, PyTorchJob or Volcano Job with the ``kueue.x-k8s.io/queue-name`` label runs
+only while its Workload is admitted, as Kueue's reconciler keeps it:
 
 - no Workload yet: create one (``<kind>-<name>-<hash>``, owned by the job, one pod set per
-  replica type, labels and priority class as Kueue sets them); a job that is not suspended is
-  suspended first (Kueue's webhook suspends it at creation, kubesim plays that webhook);
+  replica type or task, labels and priority class as Kueue sets them); a job that is not
+  suspended is suspended first (Kueue's webhook suspends it at creation, kubesim plays that
+  webhook);
 - the job finished: the Workload gets ``Finished`` (``Succeeded``/``Failed``);
 - the Workload is evicted (preempted): the job is stopped (suspended, its pod templates restored
   from the Workload) and, once no pod of it is active, the admission is cleared
@@ -16,29 +17,37 @@ Workload is admitted, as Kueue's reconciler keeps it:
 - running but not admitted: stopped.
 
 The job's own reconcile runs after this step unless the step says the job must first be
-stopped or started (its next sync sees the patched job).
+stopped or started (its next sync sees the patched job). A Volcano Job has no suspend switch
+and is held *gated* instead (``kueue_kinds``): its own sync runs only while admitted, the pods
+it creates get the flavors' labels and tolerations, and stopping it deletes its pods.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
 from services.jobcontroller.core import Actions, Observed, Patch
+from services.jobcontroller.kueue_kinds import (
+    BATCH_JOB,
+    MIN_PARALLELISM_ANNOTATION,
+    SHAPES,
+    JobShape,
+)
 from shared.kube.conditions import is_true, same_ignoring_time, set_condition
 from shared.kube.timefmt import format_rfc3339
-from shared.models import Job, Json, PyTorchJob, ResourceFlavor, Workload
+from shared.models import Json, Pod, ResourceFlavor, Workload
+from shared.models.volcano import TASK_SPEC_KEY
 
 KUEUE_API = "kueue.x-k8s.io/v1beta1"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
-MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
 COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-completions-equal-parallelism"
 _MAX_NAME = 253  # without the ShortWorkloadNames gate
 _HASH = 5
@@ -50,102 +59,8 @@ class KueueStep:
 
     actions: Actions
     run_job: bool
-
-
-# -- per kind -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class JobShape:
-    """How Kueue's integration of one job kind reads and changes it."""
-
-    group: str
-    templates: Callable[[Any], list[tuple[str, int, Json, int | None]]]
-    """(pod set name, count, pod template, minCount) in Kueue's pod set order."""
-    finished: Callable[[Any], tuple[str, bool, bool]]
-    """(message, success, finished) as ``GenericJob.Finished``."""
-    suspended: Callable[[Any], bool]
-    suspend_patch: Callable[[bool], Json]
-    template_patch: Callable[[Any, list[Json]], Json]
-    """The merge patch that sets each pod set's template spec (nodeSelector, tolerations)."""
-
-
-def _batch_templates(job: Job) -> list[tuple[str, int, Json, int | None]]:
-    count = job.spec.parallelism if job.spec.parallelism is not None else 1
-    if job.spec.completions is not None and job.spec.completions < count:
-        count = job.spec.completions
-    minimum = job.metadata.annotations.get(MIN_PARALLELISM_ANNOTATION, "")
-    return [("main", count, job.spec.template, int(minimum) if minimum.isdigit() else None)]
-
-
-def _batch_finished(job: Job) -> tuple[str, bool, bool]:
-    for c in job.status.conditions:
-        if c.type in ("Complete", "Failed") and c.status == "True":
-            return c.message or "", c.type != "Failed", True
-    return "", True, False
-
-
-def _batch_template_patch(job: Job, specs: list[Json]) -> Json:
-    return {"spec": {"template": {"spec": specs[0]}}}
-
-
-BATCH_JOB = JobShape(
-    group="batch",
-    templates=_batch_templates,
-    finished=_batch_finished,
-    suspended=lambda job: bool(job.spec.suspend),
-    suspend_patch=lambda suspend: {"spec": {"suspend": suspend}},
-    template_patch=_batch_template_patch,
-)
-
-_PYTORCH_ORDER = ("Master", "Worker")
-
-
-def _replica_types(job: PyTorchJob) -> list[str]:
-    types = list(job.spec.pytorchReplicaSpecs)
-    return sorted(types, key=lambda t: (_PYTORCH_ORDER.index(t) if t in _PYTORCH_ORDER else 2, t))
-
-
-def _pytorch_templates(job: PyTorchJob) -> list[tuple[str, int, Json, int | None]]:
-    found: list[tuple[str, int, Json, int | None]] = []
-    for kind in _replica_types(job):
-        replica = job.spec.pytorchReplicaSpecs[kind]
-        count = replica.replicas if replica.replicas is not None else 1
-        found.append((kind.lower(), count, replica.template, None))
-    return found
-
-
-def _pytorch_finished(job: PyTorchJob) -> tuple[str, bool, bool]:
-    for c in job.status.conditions:
-        if c.type in ("Succeeded", "Failed") and c.status == "True":
-            return c.message or "", c.type != "Failed", True
-    return "", True, False
-
-
-def _pytorch_template_patch(job: PyTorchJob, specs: list[Json]) -> Json:
-    return {
-        "spec": {
-            "pytorchReplicaSpecs": {
-                kind: {"template": {"spec": spec}}
-                for kind, spec in zip(_replica_types(job), specs, strict=True)
-            }
-        }
-    }
-
-
-PYTORCH_JOB = JobShape(
-    group="kubeflow.org",
-    templates=_pytorch_templates,
-    finished=_pytorch_finished,
-    suspended=lambda job: bool(job.spec.runPolicy.suspend),
-    suspend_patch=lambda suspend: {"spec": {"runPolicy": {"suspend": suspend}}},
-    template_patch=_pytorch_template_patch,
-)
-
-SHAPES: Mapping[tuple[str, str], JobShape] = {
-    ("batch/v1", "Job"): BATCH_JOB,
-    ("kubeflow.org/v1", "PyTorchJob"): PYTORCH_JOB,
-}
+    pod_specs: Mapping[str, Json] | None = None
+    """A gated kind's pod set → the nodeSelector and tolerations its new pods get."""
 
 
 # -- names and manifests ------------------------------------------------------------------------
@@ -177,6 +92,7 @@ def workload_manifest(job: Any, shape: JobShape) -> Json:
         priority_class = priority_class or str(
             (template.get("spec") or {}).get("priorityClassName") or ""
         )
+    priority_class = priority_class or shape.priority_class(job)
     spec: Json = {"queueName": queue_name(job), "podSets": podsets}
     workload_class = meta.labels.get(PRIORITY_CLASS_LABEL)
     if workload_class:
@@ -270,10 +186,11 @@ def reconcile(
     workloads: list[Workload],
     flavors: Mapping[str, ResourceFlavor],
     *,
-    active: int,
+    active_pods: Sequence[Pod],
     now: float,
 ) -> KueueStep | None:
-    """Kueue's step for ``job`` (None: not a Kueue job); ``active``: its pods still running."""
+    """Kueue's step for ``job`` (None: not a Kueue job); ``active_pods``: its pods still
+    running."""
     shape = SHAPES.get((job.apiVersion, job.kind))
     if shape is None or (not queue_name(job) and not workloads):
         return None
@@ -281,10 +198,22 @@ def reconcile(
     wl = next((w for w in workloads if w.metadata.name == name), None)
     actions = Actions()
     key = f"{job.metadata.namespace or 'default'}/{job.metadata.name}"
-    suspended = shape.suspended(job)
+    # A gated kind is "suspended" while none of its pods runs.
+    suspended = not active_pods if shape.gated else shape.suspended(job)
 
-    def patch_job(patch: Json) -> None:
-        actions.patch.append(Patch(kind=job.kind, api_version=job.apiVersion, key=key, patch=patch))
+    def stop(wl: Workload | None, why: str | None) -> KueueStep:
+        if shape.gated:
+            for pod in active_pods:
+                actions.delete_object("Pod", f"{pod.metadata.namespace}/{pod.metadata.name}")
+        else:
+            restore = _restore(job, shape, wl) if wl is not None else {}
+            patch = _merge(shape.suspend_patch(True), restore)
+            actions.patch.append(
+                Patch(kind=job.kind, api_version=job.apiVersion, key=key, patch=patch)
+            )
+        if why is not None:
+            actions.events.append(("Normal", "Stopped", why))
+        return KueueStep(actions, run_job=False)
 
     message, success, finished = shape.finished(job)
     if finished:
@@ -302,18 +231,16 @@ def reconcile(
             ("Normal", "CreatedWorkload", f"Created Workload: {key.split('/')[0]}/{name}")
         )
         if not suspended:
-            patch_job(shape.suspend_patch(True))
-        return KueueStep(actions, run_job=suspended)
+            return stop(None, None)
+        return KueueStep(actions, run_job=not shape.gated)
     conditions = _conditions(wl)
     evicted = next(
         (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"), None
     )
     if evicted is not None:
         if not suspended:
-            patch_job(_merge(shape.suspend_patch(True), _restore(job, shape, wl)))
-            actions.events.append(("Normal", "Stopped", str(evicted.get("message") or "")))
-            return KueueStep(actions, run_job=False)
-        if wl.status.admission is not None and active == 0:
+            return stop(wl, str(evicted.get("message") or ""))
+        if wl.status.admission is not None and not active_pods:
             requeued = "True" if evicted.get("reason") in ("Preempted", "NodeFailures") else "False"
             reason, why = str(evicted.get("reason") or ""), str(evicted.get("message") or "")
             _status_patch(
@@ -327,26 +254,29 @@ def reconcile(
                 now,
                 clear_admission=True,
             )
-        return KueueStep(actions, run_job=True)
+        return KueueStep(actions, run_job=not shape.gated)
     admitted = is_true(conditions, "Admitted")
+    if shape.gated and admitted:
+        specs = _started_specs(job, shape, wl, flavors)
+        names = [podset for podset, _, _, _ in shape.templates(job)]
+        return KueueStep(actions, run_job=True, pod_specs=dict(zip(names, specs, strict=True)))
     if suspended:
         if admitted:
             specs = _started_specs(job, shape, wl, flavors)
-            patch_job(
-                _merge(
-                    shape.suspend_patch(False),
-                    shape.template_patch(job, specs),
-                    _partial_admission(job, shape, wl),
-                )
+            patch = _merge(
+                shape.suspend_patch(False),
+                shape.template_patch(job, specs),
+                _partial_admission(job, shape, wl),
+            )
+            actions.patch.append(
+                Patch(kind=job.kind, api_version=job.apiVersion, key=key, patch=patch)
             )
             queue = wl.status.admission.clusterQueue if wl.status.admission else ""
             actions.events.append(("Normal", "Started", f"Admitted by clusterQueue {queue}"))
             return KueueStep(actions, run_job=False)
-        return KueueStep(actions, run_job=True)
+        return KueueStep(actions, run_job=not shape.gated)
     if not admitted:
-        patch_job(_merge(shape.suspend_patch(True), _restore(job, shape, wl)))
-        actions.events.append(("Normal", "Stopped", "Not admitted by cluster queue"))
-        return KueueStep(actions, run_job=False)
+        return stop(wl, "Not admitted by cluster queue")
     return KueueStep(actions, run_job=True)
 
 
@@ -420,20 +350,43 @@ def sync(
 ) -> Actions:
     """One sync of ``job``: Kueue's step (for a Kueue job), then the kind's reconcile unless
     the step holds it back; what both decided, Kueue's first."""
-    active = sum(
-        1
+    active = [
+        pod
         for pod in observed.pods
         if pod.status.phase not in ("Succeeded", "Failed")
         and pod.metadata.deletionTimestamp is None
-    )
+    ]
     step = None
     if observed.expectations_satisfied:  # a Workload creation in flight: wait for it
-        step = reconcile(job, observed.workloads, observed.flavors, active=active, now=now)
+        step = reconcile(job, observed.workloads, observed.flavors, active_pods=active, now=now)
     if step is None:
         return job_reconcile(job, observed, now)
     if not step.run_job:
         return step.actions
-    return _combined(step.actions, job_reconcile(job, observed, now))
+    then = job_reconcile(job, observed, now)
+    if step.pod_specs:
+        _place_created_pods(then.create, step.pod_specs)
+    return _combined(step.actions, then)
+
+
+def _place_created_pods(created: list[Json], specs: Mapping[str, Json]) -> None:
+    """A gated job's new pods get their pod set's flavors' node labels and tolerations
+    (``podset.Merge`` on the pod instead of the template)."""
+    for manifest in created:
+        if manifest.get("kind") != "Pod":
+            continue
+        meta = manifest.get("metadata") or {}
+        podset = (meta.get("annotations") or {}).get(TASK_SPEC_KEY)
+        wanted = specs.get(podset) if podset is not None else None
+        if not wanted:
+            continue
+        spec = manifest.setdefault("spec", {})
+        if wanted.get("nodeSelector"):
+            spec["nodeSelector"] = {**(spec.get("nodeSelector") or {}), **wanted["nodeSelector"]}
+        for toleration in wanted.get("tolerations") or []:
+            tolerations = spec.setdefault("tolerations", [])
+            if toleration not in tolerations:
+                tolerations.append(toleration)
 
 
 def _combined(first: Actions, then: Actions) -> Actions:

@@ -103,9 +103,16 @@ def _kueue_queue(obj: Obj) -> str:
     return str(((obj.get("metadata") or {}).get("labels") or {}).get(KUEUE_QUEUE_LABEL) or "")
 
 
-# Kueue's defaults: the integrations on by default that kubesim serves, and the Configuration's
-# default ``managedJobsNamespaceSelector`` (kubernetes.io/metadata.name NotIn these).
-KUEUE_JOB_KINDS = frozenset({("batch/v1", "Job"), ("kubeflow.org/v1", "PyTorchJob")})
+# Kueue's defaults: the integrations on by default that kubesim serves (and the Volcano Job,
+# which Shoal integrates as Kueue would a kind of its own), and the Configuration's default
+# ``managedJobsNamespaceSelector`` (kubernetes.io/metadata.name NotIn these).
+KUEUE_JOB_KINDS = frozenset(
+    {
+        ("batch/v1", "Job"),
+        ("kubeflow.org/v1", "PyTorchJob"),
+        ("batch.volcano.sh/v1alpha1", "Job"),
+    }
+)
 KUEUE_UNMANAGED_NAMESPACES = frozenset({"kube-system", "kueue-system"})
 KUEUE_DEFAULT_LOCAL_QUEUE = "default"  # constants.DefaultLocalQueueName
 

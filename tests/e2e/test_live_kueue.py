@@ -25,7 +25,7 @@ import yaml
 from services.cli.stack import Stack
 from shared.kube import ApiError, KubeClient
 from shared.kube.resources import resource_for
-from tests.e2e.e2e_cluster import BATCHJOB, POD, PYTORCHJOB, eventually
+from tests.e2e.e2e_cluster import BATCHJOB, POD, PYTORCHJOB, VCJOB, eventually
 
 KUBECTL = shutil.which("kubectl")
 pytestmark = [
@@ -310,6 +310,103 @@ async def test_pytorchjob_waits_for_quota_then_runs(
     for wl in workloads:
         sets = [(p["name"], p["count"]) for p in wl["spec"]["podSets"]]
         assert sets == [("master", 1), ("worker", 2)]
+
+
+async def test_volcano_jobs_hold_no_pod_before_admission_and_run_within_quota(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """Three Volcano Jobs of master + 2 workers on 3 CPUs of quota: a job has no pod before
+    its Workload is admitted, one runs at a time, each has one Workload (a pod set per task),
+    all complete and their Workloads finish."""
+    with contextlib.suppress(ApiError):
+        await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
+    cq = _kueue(
+        "ClusterQueue",
+        f"{namespace}-vc",
+        {
+            "namespaceSelector": {},
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [
+                        {
+                            "name": "default-flavor",
+                            "resources": [{"name": "cpu", "nominalQuota": 3}],
+                        }
+                    ],
+                }
+            ],
+        },
+    )
+    await kube.create(CLUSTER_QUEUE, cq)
+    lq = _kueue("LocalQueue", "vc", {"clusterQueue": f"{namespace}-vc"}, namespace)
+    await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    template = {
+        "metadata": {"annotations": {"sim.shoal.io/duration": "1s"}},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [
+                {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+            ],
+        },
+    }
+    names = ("vc1", "vc2", "vc3")
+    for name in names:
+        job = {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "metadata": {
+                "name": name,
+                "namespace": namespace,
+                "labels": {"kueue.x-k8s.io/queue-name": "vc"},
+            },
+            "spec": {
+                "minAvailable": 3,
+                "schedulerName": "volcano",
+                "tasks": [
+                    {"name": "master", "replicas": 1, "template": template},
+                    {"name": "worker", "replicas": 2, "template": template},
+                ],
+            },
+        }
+        await kube.create(VCJOB, job, namespace=namespace)
+    peak = 0
+    early: set[str] = set()
+
+    async def all_completed() -> bool:
+        nonlocal peak
+        pods, _ = await kube.list_all(POD, namespace=namespace)
+        workloads, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+        admitted = {
+            w["metadata"]["ownerReferences"][0]["name"]
+            for w in workloads
+            if "Admitted" in _conditions(w) or "Finished" in _conditions(w)
+        }
+        for pod in pods:
+            owner = pod["metadata"]["labels"].get("volcano.sh/job-name", "")
+            if owner not in admitted:
+                early.add(pod["metadata"]["name"])
+        peak = max(peak, _running_in(pods, tuple(f"{n}-" for n in names)))
+        jobs, _ = await kube.list_all(VCJOB, namespace=namespace)
+        phases = [((j.get("status") or {}).get("state") or {}).get("phase") for j in jobs]
+        return phases == ["Completed"] * len(names)
+
+    await eventually(all_completed, timeout=150, what="three Volcano Jobs Completed", every=0.2)
+    assert not early, f"pods existed before their Workload was admitted: {sorted(early)}"
+    assert 0 < peak <= 3, f"{peak} CPUs ran at once on 3 of quota"
+
+    async def workloads_finished() -> bool:
+        found, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+        return len(found) == len(names) and all("Finished" in _conditions(w) for w in found)
+
+    await eventually(workloads_finished, timeout=30, what="every Workload Finished")
+    workloads, _ = await kube.list_all(WORKLOAD, namespace=namespace)
+    for wl in workloads:
+        assert [(p["name"], p["count"]) for p in wl["spec"]["podSets"]] == [
+            ("master", 1),
+            ("worker", 2),
+        ]
+        assert _conditions(wl)["Finished"]["reason"] == "Succeeded"
 
 
 async def test_a_job_without_a_queue_goes_to_the_namespaces_default_local_queue(

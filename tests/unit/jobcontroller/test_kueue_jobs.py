@@ -9,6 +9,7 @@ import pytest
 from services.jobcontroller import kueue
 from services.jobcontroller.batchjob import reconcile as batch_reconcile
 from services.jobcontroller.core import Actions, Observed
+from services.jobcontroller.kueue_kinds import BATCH_JOB, MIN_PARALLELISM_ANNOTATION
 from shared.models import Job, Pod, PyTorchJob, ResourceFlavor, Workload, convert
 from shared.models.base import Condition
 from tests.unit.jobcontroller.batchjob_cases import NOW, job, pod
@@ -26,7 +27,7 @@ def kueue_job(*, suspend: bool = True, **spec: Any) -> Job:
 def workload_of(
     j: Job, *, conditions: list[Json] | None = None, admitted: bool = False
 ) -> Workload:
-    manifest = kueue.workload_manifest(j, kueue.BATCH_JOB)
+    manifest = kueue.workload_manifest(j, BATCH_JOB)
     manifest["metadata"].update(uid="wl-uid", resourceVersion="7")
     status: Json = {"conditions": conditions or []}
     if admitted:
@@ -127,7 +128,7 @@ def test_an_admitted_workload_starts_the_job_on_its_flavor() -> None:
 
 def test_partial_admission_runs_the_admitted_count() -> None:
     j = kueue_job(parallelism=5, completions=5)
-    j.metadata.annotations[kueue.MIN_PARALLELISM_ANNOTATION] = "2"
+    j.metadata.annotations[MIN_PARALLELISM_ANNOTATION] = "2"
     wl = workload_of(j, admitted=True)
     assert wl.status.admission is not None
     wl.status.admission.podSetAssignments[0].count = 2
@@ -192,7 +193,7 @@ def test_a_not_admitted_running_job_is_stopped() -> None:
 
 def test_a_job_without_the_label_is_not_kueues() -> None:
     plain = convert(job("plain", parallelism=1), Job)
-    assert kueue.reconcile(plain, [], {}, active=0, now=NOW) is None
+    assert kueue.reconcile(plain, [], {}, active_pods=[], now=NOW) is None
 
 
 def test_pytorchjob_pod_sets_are_master_then_worker() -> None:
@@ -208,7 +209,7 @@ def test_pytorchjob_pod_sets_are_master_then_worker() -> None:
             },
         },
     }
-    step = kueue.reconcile(convert(manifest, PyTorchJob), [], {}, active=0, now=NOW)
+    step = kueue.reconcile(convert(manifest, PyTorchJob), [], {}, active_pods=[], now=NOW)
     assert step is not None
     [wl] = step.actions.create
     assert [(p["name"], p["count"]) for p in wl["spec"]["podSets"]] == [
