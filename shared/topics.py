@@ -25,6 +25,7 @@ STATE_TOPIC_OF_KIND: Mapping[str, str] = {
     "PyTorchJob": "state.jobs",
     "Command": "state.commands",
     "PriorityClass": "state.priorityclasses",
+    "PodDisruptionBudget": "state.poddisruptionbudgets",
     "ConfigMap": "state.configmaps",
     "Service": "state.services",
     "ResourceFlavor": "state.kueue",

@@ -32,6 +32,7 @@ topics=(
   "state.queues           1   $compact"
   "state.commands         3   $compact"
   "state.priorityclasses  1   $compact"
+  "state.poddisruptionbudgets 3 $compact"
   "state.configmaps       3   $compact"
   "state.kueue            12  $compact"
   "decisions.binds        12  $week"

@@ -25,6 +25,7 @@ from services.kubesim.admission import Webhooks
 from services.kubesim.apierrors import ApiError
 from services.kubesim.config import SimConfig
 from services.kubesim.discovery import Discovery
+from services.kubesim.disruption import controller as disruption_controller
 from services.kubesim.event_ttl import EventExpiry
 from services.kubesim.faults import FaultConfig, Faults, encode_faults, parse_faults
 from services.kubesim.gc import GarbageCollector
@@ -103,6 +104,9 @@ class KubeSim:
         restored = self._journal.restore(self.store) if self._journal is not None else []
         self.store.listeners.append(self._kubelet)
         self.store.listeners.append(GarbageCollector(self.store, defer=loop.call_soon))
+        budgets = disruption_controller(self.store, defer=loop.call_soon)
+        if budgets is not None:
+            self.store.listeners.append(budgets)
         expiry = EventExpiry(self.store, ttl=config.event_ttl, clock=self.store.clock)
         self.store.listeners.append(expiry)
         self._expiry = asyncio.create_task(self._expire_events(expiry), name="event ttl")

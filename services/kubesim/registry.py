@@ -55,6 +55,7 @@ BUILTINS: tuple[ResourceType, ...] = (
     _r("coordination.k8s.io", "v1", "Lease", "leases", True),
     _r("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, (), ("pc",)),
     _r("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, (), ("netpol",)),
+    _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, ("status",), ("pdb",)),
     _r("batch", "v1", "Job", "jobs", True, ("status",), default_propagation="Orphan"),
 )
 

@@ -64,7 +64,16 @@ from shared.service import ServiceShell
 
 _STATE_TYPES = get_args(StateEvent)
 _RESULT_TYPES = get_args(Result)
-STATE_KINDS = ("Pod", "Node", "PodGroup", "Queue", "PriorityClass", "ConfigMap", "Workload")
+STATE_KINDS = (
+    "Pod",
+    "Node",
+    "PodGroup",
+    "Queue",
+    "PriorityClass",
+    "PodDisruptionBudget",
+    "ConfigMap",
+    "Workload",
+)
 
 
 class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):

@@ -33,6 +33,7 @@ from shared.models import (
     Model,
     Node,
     Pod,
+    PodDisruptionBudget,
     PodGroup,
     PriorityClass,
     Queue,
@@ -59,6 +60,7 @@ class Snapshot(msgspec.Struct, kw_only=True):
     pod_groups: list[PodGroup] = []
     pods: list[Pod] = []
     priority_classes: list[PriorityClass] = []
+    disruption_budgets: list[PodDisruptionBudget] = []
     conf_text: str | None = None
 
     @classmethod
@@ -75,6 +77,8 @@ class Snapshot(msgspec.Struct, kw_only=True):
                 snap.pods.append(obj)
             elif isinstance(obj, PriorityClass):
                 snap.priority_classes.append(obj)
+            elif isinstance(obj, PodDisruptionBudget):
+                snap.disruption_budgets.append(obj)
             elif isinstance(obj, ConfigMap) and obj.metadata.name == CONFIGMAP_NAME:
                 snap.conf_text = obj.data.get(CONFIGMAP_KEY)
         return snap
@@ -320,7 +324,13 @@ def build_cluster(
     table.add_all(placed)
     table.changes.clear()
     return Cluster(
-        space=space, nodes=table, queues=queues, jobs=jobs, job_errors=job_errors, skipped=skipped
+        space=space,
+        nodes=table,
+        queues=queues,
+        jobs=jobs,
+        job_errors=job_errors,
+        skipped=skipped,
+        disruption_budgets=snapshot.disruption_budgets,
     )
 
 

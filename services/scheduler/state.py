@@ -42,6 +42,7 @@ from shared.models import Pod, PodGroup
 POD, NODE, PODGROUP = "v1/Pod", "v1/Node", "scheduling.volcano.sh/v1beta1/PodGroup"
 QUEUE, PRIORITY_CLASS = "scheduling.volcano.sh/v1beta1/Queue", "scheduling.k8s.io/v1/PriorityClass"
 CONFIGMAP = "v1/ConfigMap"
+DISRUPTION_BUDGET = "policy/v1/PodDisruptionBudget"
 # PodScheduled conditions published per cycle at most: a burst of pending pods must not crowd
 # the binds out of the binder.
 MAX_POD_CONDITIONS = 500
@@ -179,6 +180,7 @@ class SchedulerState:
             pod_groups=list(self.cache.objects(PODGROUP)),
             queues=list(self.cache.objects(QUEUE)),
             priority_classes=list(self.cache.objects(PRIORITY_CLASS)),
+            disruption_budgets=list(self.cache.objects(DISRUPTION_BUDGET)),
             conf_text=conf_text,
         )
 

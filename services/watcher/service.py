@@ -45,6 +45,7 @@ DEFAULT_KINDS = (
     "v1/ConfigMap",
     "v1/Service",
     "scheduling.k8s.io/v1/PriorityClass",
+    "policy/v1/PodDisruptionBudget",
     "batch/v1/Job",
     "scheduling.volcano.sh/v1beta1/PodGroup",
     "scheduling.volcano.sh/v1beta1/Queue",

@@ -46,6 +46,7 @@ _ALL = (
     _rt("coordination.k8s.io", "v1", "Lease", "leases"),
     _rt("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False),
     _rt("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies"),
+    _rt("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets"),
     _rt("batch", "v1", "Job", "jobs"),
     _rt("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
     _rt("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False),

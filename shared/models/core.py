@@ -211,6 +211,31 @@ class PriorityClass(Model):
     description: str | None = None
 
 
+class PodDisruptionBudgetSpec(Model):
+    minAvailable: int | str | None = None
+    maxUnavailable: int | str | None = None
+    selector: LabelSelector | None = None
+    unhealthyPodEvictionPolicy: str | None = None
+
+
+class PodDisruptionBudgetStatus(Model):
+    observedGeneration: int | None = None
+    disruptedPods: dict[str, str] = {}
+    disruptionsAllowed: int = 0
+    currentHealthy: int = 0
+    desiredHealthy: int = 0
+    expectedPods: int = 0
+    conditions: list[Json] = []
+
+
+class PodDisruptionBudget(Model):
+    apiVersion: str = "policy/v1"
+    kind: str = "PodDisruptionBudget"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodDisruptionBudgetSpec = msgspec.field(default_factory=PodDisruptionBudgetSpec)
+    status: PodDisruptionBudgetStatus = msgspec.field(default_factory=PodDisruptionBudgetStatus)
+
+
 class ServicePort(Model):
     port: int
     name: str | None = None

@@ -23,6 +23,7 @@ from shared.models.core import (
     Namespace,
     Node,
     Pod,
+    PodDisruptionBudget,
     PriorityClass,
     Service,
 )
@@ -42,6 +43,7 @@ KINDS: Mapping[tuple[str, str], type[Model]] = {
     ("v1", "Namespace"): Namespace,
     ("coordination.k8s.io/v1", "Lease"): Lease,
     ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
+    ("policy/v1", "PodDisruptionBudget"): PodDisruptionBudget,
     ("batch/v1", "Job"): Job,
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): PodGroup,
     ("scheduling.volcano.sh/v1beta1", "Queue"): Queue,

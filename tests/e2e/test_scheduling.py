@@ -19,6 +19,7 @@ import pytest
 from services.cli.stack import Stack, StackConfig
 from services.cli.submit import apply
 from shared.kube import KubeClient
+from shared.kube.resources import resource_for
 from tests.e2e.e2e_cluster import (
     CONFIGMAP,
     NAMESPACE,
@@ -41,6 +42,7 @@ tiers:
   - name: priority
   - name: gang
   - name: conformance
+  - name: pdb
 - plugins:
   - name: drf
   - name: predicates
@@ -173,6 +175,56 @@ async def test_higher_priority_job_preempts_lower_priority_pods(
     )
     assert len(evicted) >= 4, "the high-priority gang needed 4 CPUs taken from low pods"
     assert len(await running_pods(kube, ns, "low")) <= 12
+    assert not observer.rebound()
+
+
+async def test_a_disruption_budget_limits_preemption(
+    kube: KubeClient, observer: Observer, cleanup: str
+) -> None:
+    """The pdb plugin with the budget kubesim's disruption controller keeps: a budget that
+    allows no disruption stops the preemption; once it allows some, the gang preempts. (As
+    upstream, each victim search reads the budget's status afresh: evictions decided earlier in
+    the same session are not yet in it, so a budget is a per-node limit within one session.)"""
+    ns = cleanup
+    for name, value in (("e2e-low", 10), ("e2e-high", 1000)):
+        priority_class = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+        }
+        await apply(kube, priority_class)
+    budget: Json = {
+        "apiVersion": "policy/v1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "low", "namespace": ns},
+        "spec": {"minAvailable": 16, "selector": {"matchLabels": {"volcano.sh/job-name": "low"}}},
+    }
+    await apply(kube, budget)
+    low = vcjob("low", ns, replicas=16, min_available=1, duration=None, priority_class="e2e-low")
+    await kube.create(VCJOB, low)
+    await wait_bound(kube, ns, "low", 16)
+    pdb = resource_for("policy/v1", "PodDisruptionBudget")
+
+    async def allows(count: int) -> bool:
+        status = (await kube.get(pdb, "low", ns)).get("status") or {}
+        return status.get("disruptionsAllowed") == count
+
+    await eventually(lambda: allows(0), timeout=20, what="the budget to allow no disruption")
+    low_uids = {p.uid for p in observer.pods_of(ns, "low")}
+    await kube.create(
+        VCJOB, vcjob("high", ns, replicas=4, duration=None, priority_class="e2e-high")
+    )
+    await asyncio.sleep(5)  # several cycles with preempt
+    evicted = [p for p in observer.pods_of(ns, "low") if p.uid in low_uids and p.deleted]
+    assert not evicted, f"no disruption allowed: none evicted, got {len(evicted)}"
+    assert not await running_pods(kube, ns, "high")
+    await apply(
+        kube, {**budget, "spec": {"minAvailable": 12, "selector": budget["spec"]["selector"]}}
+    )
+    await wait_bound(kube, ns, "high", 4)
+    evicted = [p for p in observer.pods_of(ns, "low") if p.uid in low_uids and p.deleted]
+    assert len(evicted) == 4, f"the budget allows 4 evictions: {len(evicted)}"
     assert not observer.rebound()
 
 

@@ -9,6 +9,7 @@ from services.scheduler.api.node import NodeTable
 from services.scheduler.api.queue import QueueInfo
 from services.scheduler.api.resources import ResourceSpace
 from services.scheduler.api.status import Status
+from shared.models import PodDisruptionBudget
 
 
 class Cluster(msgspec.Struct, kw_only=True):
@@ -20,3 +21,5 @@ class Cluster(msgspec.Struct, kw_only=True):
     jobs: dict[str, JobInfo]
     job_errors: dict[str, Status] = {}
     skipped: dict[str, str] = {}
+    # The cluster's PodDisruptionBudgets as observed (the pdb plugin's victims filter).
+    disruption_budgets: list[PodDisruptionBudget] = []

@@ -339,6 +339,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
     "watcher": _rules(
         ("core", "pods nodes services configmaps", READ),
         ("scheduling.k8s.io", "priorityclasses", READ),
+        ("policy", "poddisruptionbudgets", READ),
         ("batch batch.volcano.sh", "jobs", READ),
         ("scheduling.volcano.sh", "podgroups queues", READ),
         ("bus.volcano.sh", "commands", READ),
