@@ -56,10 +56,12 @@ _OTHER_PHASES = {"Succeeded": TaskStatus.SUCCEEDED, "Failed": TaskStatus.FAILED}
 
 
 def _flag(pod: Pod, key: str, default: bool) -> bool:
+    """``GetPodPreemptable``: the annotation, else the label, read with ``strconv.ParseBool``
+    (a value it refuses, such as ``yes``, reads as false)."""
     value = pod.metadata.annotations.get(key, pod.metadata.labels.get(key))
     if value is None:
         return default
-    return value.strip().lower() in ("true", "1", "t", "yes")
+    return _go_bool(value)
 
 
 def revocable_zone(pod: Pod) -> str:
