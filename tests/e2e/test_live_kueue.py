@@ -241,14 +241,12 @@ def _running_in(pods: list[Json], prefixes: tuple[str, ...]) -> int:
     )
 
 
-async def test_pytorchjob_waits_for_quota_then_runs(
-    stack: Stack, kube: KubeClient, namespace: str
-) -> None:
-    """Two PyTorchJobs of master + 2 workers on 3 CPUs of quota: one runs at a time, each has
-    one Workload with the master and worker pod sets, both succeed."""
+async def _three_cpu_queue(kube: KubeClient, namespace: str, name: str) -> None:
+    """A ClusterQueue ``<namespace>-<name>`` of 3 CPUs of ``default-flavor`` and the
+    LocalQueue ``name`` in ``namespace`` that feeds it."""
     cq = _kueue(
         "ClusterQueue",
-        f"{namespace}-pt",
+        f"{namespace}-{name}",
         {
             "namespaceSelector": {},
             "resourceGroups": [
@@ -265,8 +263,16 @@ async def test_pytorchjob_waits_for_quota_then_runs(
         },
     )
     await kube.create(CLUSTER_QUEUE, cq)
-    lq = _kueue("LocalQueue", "pt", {"clusterQueue": f"{namespace}-pt"}, namespace)
+    lq = _kueue("LocalQueue", name, {"clusterQueue": f"{namespace}-{name}"}, namespace)
     await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+
+
+async def test_pytorchjob_waits_for_quota_then_runs(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """Two PyTorchJobs of master + 2 workers on 3 CPUs of quota: one runs at a time, each has
+    one Workload with the master and worker pod sets, both succeed."""
+    await _three_cpu_queue(kube, namespace, "pt")
     template = {
         "metadata": {"annotations": {"sim.shoal.io/duration": "2s"}},
         "spec": {
@@ -320,27 +326,7 @@ async def test_volcano_jobs_hold_no_pod_before_admission_and_run_within_quota(
     all complete and their Workloads finish."""
     with contextlib.suppress(ApiError):
         await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
-    cq = _kueue(
-        "ClusterQueue",
-        f"{namespace}-vc",
-        {
-            "namespaceSelector": {},
-            "resourceGroups": [
-                {
-                    "coveredResources": ["cpu"],
-                    "flavors": [
-                        {
-                            "name": "default-flavor",
-                            "resources": [{"name": "cpu", "nominalQuota": 3}],
-                        }
-                    ],
-                }
-            ],
-        },
-    )
-    await kube.create(CLUSTER_QUEUE, cq)
-    lq = _kueue("LocalQueue", "vc", {"clusterQueue": f"{namespace}-vc"}, namespace)
-    await kube.create(LOCAL_QUEUE, lq, namespace=namespace)
+    await _three_cpu_queue(kube, namespace, "vc")
     template = {
         "metadata": {"annotations": {"sim.shoal.io/duration": "1s"}},
         "spec": {

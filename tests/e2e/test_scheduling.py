@@ -147,10 +147,7 @@ async def test_gang_larger_than_free_capacity_waits_then_runs_whole(
     assert filler["metadata"]["uid"] != gang["metadata"]["uid"]
 
 
-async def test_higher_priority_job_preempts_lower_priority_pods(
-    kube: KubeClient, observer: Observer, cleanup: str
-) -> None:
-    ns = cleanup
+async def _low_and_high_priority(kube: KubeClient) -> None:
     for name, value in (("e2e-low", 10), ("e2e-high", 1000)):
         priority_class = {
             "apiVersion": "scheduling.k8s.io/v1",
@@ -159,6 +156,13 @@ async def test_higher_priority_job_preempts_lower_priority_pods(
             "value": value,
         }
         await apply(kube, priority_class)
+
+
+async def test_higher_priority_job_preempts_lower_priority_pods(
+    kube: KubeClient, observer: Observer, cleanup: str
+) -> None:
+    ns = cleanup
+    await _low_and_high_priority(kube)
     assert PRIORITYCLASS.namespaced is False
     low = vcjob("low", ns, replicas=16, min_available=1, duration=None, priority_class="e2e-low")
     await kube.create(VCJOB, low)
@@ -186,14 +190,7 @@ async def test_a_disruption_budget_limits_preemption(
     upstream, each victim search reads the budget's status afresh: evictions decided earlier in
     the same session are not yet in it, so a budget is a per-node limit within one session.)"""
     ns = cleanup
-    for name, value in (("e2e-low", 10), ("e2e-high", 1000)):
-        priority_class = {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": name},
-            "value": value,
-        }
-        await apply(kube, priority_class)
+    await _low_and_high_priority(kube)
     budget: Json = {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",
