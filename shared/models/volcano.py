@@ -49,6 +49,27 @@ class Guarantee(Model):
     resource: dict[str, str | int | float] = {}
 
 
+class NodeGroupAffinity(Model):
+    """Node groups (``volcano.sh/nodegroup-name`` label values) a queue's pods go to."""
+
+    requiredDuringSchedulingIgnoredDuringExecution: list[str] = []
+    preferredDuringSchedulingIgnoredDuringExecution: list[str] = []
+
+
+class NodeGroupAntiAffinity(Model):
+    """Node groups a queue's pods avoid."""
+
+    requiredDuringSchedulingIgnoredDuringExecution: list[str] = []
+    preferredDuringSchedulingIgnoredDuringExecution: list[str] = []
+
+
+class QueueAffinity(Model):
+    """A Queue's ``spec.affinity`` (Volcano scheduling/v1beta1 ``Affinity``)."""
+
+    nodeGroupAffinity: NodeGroupAffinity | None = None
+    nodeGroupAntiAffinity: NodeGroupAntiAffinity | None = None
+
+
 class QueueSpec(Model):
     weight: int = 1
     capability: dict[str, str | int | float] = {}
@@ -57,6 +78,7 @@ class QueueSpec(Model):
     reclaimable: bool | None = None
     parent: str | None = None
     priority: int | None = None
+    affinity: QueueAffinity | None = None
 
 
 class QueueStatus(Model):

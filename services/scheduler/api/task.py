@@ -181,3 +181,10 @@ class TaskInfo:
 
     def __repr__(self) -> str:
         return f"TaskInfo({self.key}, {self.status.name}, node={self.node})"
+
+    def refine_shape(self, tag: bytes) -> None:
+        """Add to the placement signature what a plugin's static predicate or row-local
+        score reads beyond the pod (nodegroup: the queue's node-group policy), so placement
+        caches keyed by shape keep such tasks apart. Idempotent."""
+        if not self.shape.endswith(tag):
+            self.shape += tag
