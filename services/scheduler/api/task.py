@@ -182,9 +182,16 @@ class TaskInfo:
     def __repr__(self) -> str:
         return f"TaskInfo({self.key}, {self.status.name}, node={self.node})"
 
-    def refine_shape(self, tag: bytes) -> None:
-        """Add to the placement signature what a plugin's static predicate or row-local
-        score reads beyond the pod (nodegroup: the queue's node-group policy), so placement
-        caches keyed by shape keep such tasks apart. Idempotent."""
-        if not self.shape.endswith(tag):
-            self.shape += tag
+    def refine_shape(self, part: str, value: str) -> None:
+        """Set ``part`` of the placement signature: what a plugin's static predicate or
+        row-local score reads beyond the pod (nodegroup: the queue's node-group policy), so
+        placement caches keyed by shape keep such tasks apart. Setting a part again replaces
+        it; an empty value removes it. (``shape_of`` never holds a NUL byte.)"""
+        if not value and b"\x00" not in self.shape:
+            return
+        base, *parts = self.shape.split(b"\x00")
+        prefix = f"{part}=".encode()
+        kept = [p for p in parts if not p.startswith(prefix)]
+        if value:
+            kept = sorted([*kept, prefix + value.encode()])
+        self.shape = b"\x00".join([base, *kept])

@@ -70,10 +70,9 @@ class NodeGroupPlugin(BasePlugin):
             return
         for job in ssn.jobs.values():
             policy = self.policies.get(job.queue)
-            if policy is not None:
-                tag = f"\x00{NAME}={policy.key}".encode()
-                for task in job.tasks.values():
-                    task.refine_shape(tag)
+            key = "" if policy is None else policy.key
+            for task in job.tasks.values():
+                task.refine_shape(NAME, key)
         if any(p.affinity is not None for p in self.policies.values()):
             ssn.points.node_order.add(NAME, self)
         limited = {q: p for q, p in self.policies.items() if p.limits and not p.invalid}

@@ -208,3 +208,16 @@ def test_parse_limits(raw: str, want: dict[str, dict[str, int]]) -> None:
 def test_parse_limits_refuses(raw: str) -> None:
     with pytest.raises(LimitError):
         parse_limits(raw)
+
+
+def test_a_shape_part_is_replaced_not_stacked() -> None:
+    """A task seen by a later session gets that session's policy, never an earlier one's."""
+    ssn = session([_grouped("c1", None), group("job", 1), pod("job-0", "job")], _conf())
+    task = ssn.jobs["default/job"].tasks["default/job-0"]
+    task.refine_shape("nodegroup", "qa|0")
+    task.refine_shape("other", "x")
+    task.refine_shape("nodegroup", "qb|0")
+    assert task.shape == b"default\x00nodegroup=qb|0\x00other=x"
+    task.refine_shape("nodegroup", "")
+    task.refine_shape("other", "")
+    assert task.shape == b"default"
