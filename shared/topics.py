@@ -26,6 +26,7 @@ STATE_TOPIC_OF_KIND: Mapping[str, str] = {
     "Command": "state.commands",
     "PriorityClass": "state.priorityclasses",
     "PodDisruptionBudget": "state.poddisruptionbudgets",
+    "HyperNode": "state.hypernodes",
     "ConfigMap": "state.configmaps",
     "Service": "state.services",
     "ResourceFlavor": "state.kueue",

@@ -33,6 +33,7 @@ topics=(
   "state.commands         3   $compact"
   "state.priorityclasses  1   $compact"
   "state.poddisruptionbudgets 3 $compact"
+  "state.hypernodes       1   $compact"
   "state.configmaps       3   $compact"
   "state.kueue            12  $compact"
   "decisions.binds        12  $week"

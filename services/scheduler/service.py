@@ -71,6 +71,7 @@ STATE_KINDS = (
     "Queue",
     "PriorityClass",
     "PodDisruptionBudget",
+    "HyperNode",
     "ConfigMap",
     "Workload",
 )

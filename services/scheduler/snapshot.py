@@ -30,6 +30,7 @@ from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import (
     ConfigMap,
     Container,
+    HyperNode,
     Model,
     Node,
     Pod,
@@ -61,6 +62,7 @@ class Snapshot(msgspec.Struct, kw_only=True):
     pods: list[Pod] = []
     priority_classes: list[PriorityClass] = []
     disruption_budgets: list[PodDisruptionBudget] = []
+    hyper_nodes: list[HyperNode] = []
     conf_text: str | None = None
 
     @classmethod
@@ -79,6 +81,8 @@ class Snapshot(msgspec.Struct, kw_only=True):
                 snap.priority_classes.append(obj)
             elif isinstance(obj, PodDisruptionBudget):
                 snap.disruption_budgets.append(obj)
+            elif isinstance(obj, HyperNode):
+                snap.hyper_nodes.append(obj)
             elif isinstance(obj, ConfigMap) and obj.metadata.name == CONFIGMAP_NAME:
                 snap.conf_text = obj.data.get(CONFIGMAP_KEY)
         return snap
@@ -331,6 +335,7 @@ def build_cluster(
         job_errors=job_errors,
         skipped=skipped,
         disruption_budgets=snapshot.disruption_budgets,
+        hyper_nodes=snapshot.hyper_nodes,
     )
 
 

@@ -43,6 +43,7 @@ POD, NODE, PODGROUP = "v1/Pod", "v1/Node", "scheduling.volcano.sh/v1beta1/PodGro
 QUEUE, PRIORITY_CLASS = "scheduling.volcano.sh/v1beta1/Queue", "scheduling.k8s.io/v1/PriorityClass"
 CONFIGMAP = "v1/ConfigMap"
 DISRUPTION_BUDGET = "policy/v1/PodDisruptionBudget"
+HYPER_NODE = "topology.volcano.sh/v1alpha1/HyperNode"
 # PodScheduled conditions published per cycle at most: a burst of pending pods must not crowd
 # the binds out of the binder.
 MAX_POD_CONDITIONS = 500
@@ -181,6 +182,7 @@ class SchedulerState:
             queues=list(self.cache.objects(QUEUE)),
             priority_classes=list(self.cache.objects(PRIORITY_CLASS)),
             disruption_budgets=list(self.cache.objects(DISRUPTION_BUDGET)),
+            hyper_nodes=list(self.cache.objects(HYPER_NODE)),
             conf_text=conf_text,
         )
 

@@ -46,6 +46,7 @@ DEFAULT_KINDS = (
     "v1/Service",
     "scheduling.k8s.io/v1/PriorityClass",
     "policy/v1/PodDisruptionBudget",
+    "topology.volcano.sh/v1alpha1/HyperNode",
     "batch/v1/Job",
     "scheduling.volcano.sh/v1beta1/PodGroup",
     "scheduling.volcano.sh/v1beta1/Queue",

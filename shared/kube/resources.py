@@ -52,6 +52,7 @@ _ALL = (
     _rt("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False),
     _rt("batch.volcano.sh", "v1alpha1", "Job", "jobs"),
     _rt("bus.volcano.sh", "v1alpha1", "Command", "commands"),
+    _rt("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes", namespaced=False),
     _rt("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs"),
     _rt("kueue.x-k8s.io", "v1beta1", "ResourceFlavor", "resourceflavors", namespaced=False),
     _rt("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues", namespaced=False),

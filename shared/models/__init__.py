@@ -41,6 +41,7 @@ from shared.models.registry import (
     of_kind,
     to_dict,
 )
+from shared.models.topology import HyperNode
 from shared.models.volcano import Command, PodGroup, Queue, VolcanoJob
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "Container",
     "ContainerImage",
     "Event",
+    "HyperNode",
     "Job",
     "Json",
     "LabelSelector",

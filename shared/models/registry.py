@@ -29,6 +29,7 @@ from shared.models.core import (
 )
 from shared.models.kubeflow import PyTorchJob
 from shared.models.kueue import ClusterQueue, Cohort, LocalQueue, ResourceFlavor, Workload
+from shared.models.topology import HyperNode
 from shared.models.volcano import Command, PodGroup, Queue, VolcanoJob
 from shared.quantities import parse_quantity
 
@@ -49,6 +50,7 @@ KINDS: Mapping[tuple[str, str], type[Model]] = {
     ("scheduling.volcano.sh/v1beta1", "Queue"): Queue,
     ("batch.volcano.sh/v1alpha1", "Job"): VolcanoJob,
     ("bus.volcano.sh/v1alpha1", "Command"): Command,
+    ("topology.volcano.sh/v1alpha1", "HyperNode"): HyperNode,
     ("kubeflow.org/v1", "PyTorchJob"): PyTorchJob,
     ("kueue.x-k8s.io/v1beta1", "ResourceFlavor"): ResourceFlavor,
     ("kueue.x-k8s.io/v1beta1", "ClusterQueue"): ClusterQueue,

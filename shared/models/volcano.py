@@ -21,12 +21,27 @@ TASK_INDEX_KEY = "volcano.sh/task-index"
 JOB_RETRY_COUNT_KEY = "volcano.sh/job-retry-count"
 
 
+# PodGroup ``spec.networkTopology.mode`` values (upstream ``NetworkTopologyMode``); the CRD
+# defaults the mode to hard.
+HARD_NETWORK_TOPOLOGY_MODE = "hard"
+SOFT_NETWORK_TOPOLOGY_MODE = "soft"
+# The HyperNode a job's placed tasks lie in, kept on its PodGroup by the scheduler.
+JOB_ALLOCATED_HYPERNODE = "volcano.sh/job-allocated-hypernode"
+
+
+class NetworkTopologySpec(Model):
+    mode: str = HARD_NETWORK_TOPOLOGY_MODE
+    highestTierAllowed: int | None = None
+    highestTierName: str = ""
+
+
 class PodGroupSpec(Model):
     minMember: int = 0
     minTaskMember: dict[str, int] = {}
     queue: str = "default"
     priorityClassName: str | None = None
     minResources: dict[str, str | int | float] = {}
+    networkTopology: NetworkTopologySpec | None = None
 
 
 class PodGroupStatus(Model):

@@ -9,7 +9,7 @@ from services.scheduler.api.node import NodeTable
 from services.scheduler.api.queue import QueueInfo
 from services.scheduler.api.resources import ResourceSpace
 from services.scheduler.api.status import Status
-from shared.models import PodDisruptionBudget
+from shared.models import HyperNode, PodDisruptionBudget
 
 
 class Cluster(msgspec.Struct, kw_only=True):
@@ -23,3 +23,5 @@ class Cluster(msgspec.Struct, kw_only=True):
     skipped: dict[str, str] = {}
     # The cluster's PodDisruptionBudgets as observed (the pdb plugin's victims filter).
     disruption_budgets: list[PodDisruptionBudget] = []
+    # The cluster's HyperNodes as observed (network-topology-aware scheduling).
+    hyper_nodes: list[HyperNode] = []
