@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from services.scheduler.actions.hypernode_allocate import allocate_in_hyper_nodes, spanned
 from services.scheduler.actions.ordering import KeyedQueue, LiveQueue
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.job import INQUEUE
+from services.scheduler.api.resources import BoolVec
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
 
@@ -65,7 +67,12 @@ class Allocate:
             job = jobs.pop()
             if job.key not in pending:
                 pending[job.key] = pending_tasks(ssn, job, best_effort=False)
-            self._allocate_job(ssn, placer, queue, job, pending[job.key], jobs)
+            topology = ssn.topology
+            if topology is not None and job.key in topology.jobs:
+                if allocate_in_hyper_nodes(ssn, placer, queue, job, pending[job.key], place):
+                    jobs.push(job)
+            else:
+                self._allocate_job(ssn, placer, queue, job, pending[job.key], jobs)
             queues.push(queue)
 
     def _allocate_job(
@@ -78,43 +85,57 @@ class Allocate:
         jobs: KeyedQueue[JobInfo],
     ) -> None:
         stmt = Statement(ssn)
-        while tasks:
-            task = tasks.pop()
-            refused = ssn.allocatable(queue, task)
-            if refused is not None:
-                job.record(refused)
-                continue
-            failed = next(
-                (
-                    f
-                    for k, f in job.fit_errors.items()
-                    if task.role and job.tasks[k].role == task.role
-                ),
-                None,
-            )
-            if failed is not None:
-                # Volcano's role cache: a task of a role that already fitted nowhere is skipped.
-                job.fit_errors[task.key] = failed
-                continue
-            row = placer.choose(task)
-            if row < 0:
-                job.fit_errors[task.key] = placer.fit_errors(task)
-                if job.need_continue_allocating():
-                    continue
-                break
-            if placer.fits_idle(task, row):
-                stmt.allocate(task, row)
-            else:
-                stmt.pipeline(task, row)
-            if tasks and ssn.job_ready(job):
-                jobs.push(job)
-                break
+        if place(ssn, placer, queue, job, tasks, stmt):
+            jobs.push(job)
         if ssn.job_ready(job):
             stmt.commit()
         elif ssn.job_pipelined(job):
             stmt.keep()
         else:
             stmt.discard()
+
+
+def place(
+    ssn: Session,
+    placer: Placer,
+    queue: QueueInfo,
+    job: JobInfo,
+    tasks: list[TaskInfo],
+    stmt: Statement,
+    within: BoolVec | None = None,
+) -> bool:
+    """Place the job's tasks (popped from the end) into ``stmt``, on the nodes ``within`` if
+    given; True if the job became ready with tasks left (it goes back into its queue)."""
+    topology = ssn.topology
+    while tasks:
+        task = tasks.pop()
+        refused = ssn.allocatable(queue, task)
+        if refused is not None:
+            job.record(refused)
+            continue
+        failed = next(
+            (f for k, f in job.fit_errors.items() if task.role and job.tasks[k].role == task.role),
+            None,
+        )
+        if failed is not None:
+            # Volcano's role cache: a task of a role that already fitted nowhere is skipped.
+            job.fit_errors[task.key] = failed
+            continue
+        row = placer.choose(task, within)
+        if row < 0:
+            job.fit_errors[task.key] = placer.fit_errors(task)
+            if job.need_continue_allocating():
+                continue
+            break
+        if placer.fits_idle(task, row):
+            stmt.allocate(task, row)
+        else:
+            stmt.pipeline(task, row)
+        if topology is not None and job.key in topology.placing:
+            topology.placing[job.key] = spanned(topology.tree, topology.placing[job.key], row)
+        if tasks and ssn.job_ready(job):
+            return True
+    return False
 
 
 def _drain(jobs: KeyedQueue[JobInfo]) -> list[JobInfo]:

@@ -49,6 +49,11 @@ VictimFn = Callable[[TaskInfo, Sequence[TaskInfo]], tuple[list[TaskInfo], int]]
 TaskEvent = Callable[[TaskInfo], None]
 # Volcano's ``VictimTasksFn``: tasks to evict now, whoever wants their room (shuffle action).
 VictimTasksFn = Callable[[Sequence[TaskInfo]], list[TaskInfo]]
+# (job, HyperNode to search under) -> the eligible HyperNodes grouped by tier, lowest first
+# (Volcano's ``HyperNodeGradientForJobFn``).
+HyperNodeGradientFn = Callable[[JobInfo, str], list[list[str]]]
+# (job, candidate HyperNodes) -> score per HyperNode (Volcano's ``HyperNodeOrderFn``).
+HyperNodeOrderFn = Callable[[JobInfo, Sequence[str]], dict[str, float]]
 
 
 class EvictionKind(enum.Enum):

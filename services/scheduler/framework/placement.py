@@ -172,16 +172,19 @@ class Placer:
             entry.score[row] = score
             entry.masked[row] = score if fit and entry.static.passed[row] else -np.inf
 
-    def choose(self, task: TaskInfo) -> int:
-        """The best feasible node row for ``task`` (-1 if none): Volcano's allocate pick."""
+    def choose(self, task: TaskInfo, within: BoolVec | None = None) -> int:
+        """The best feasible node row for ``task`` (-1 if none): Volcano's allocate pick;
+        ``within`` limits it to some nodes (a HyperNode's)."""
         if not len(self.nodes):
             return -1
         entry = self._entry(task)
         # Tasks sharing an entry share shape and request, not labels, images or spread
         # constraints: whether the cached scores hold is asked per task.
         if not entry.local or not all(s.row_local(task) for s in self.scorers):
-            return self._choose_scoring(task, entry)
+            return self._choose_scoring(task, entry, within)
         masked = entry.masked
+        if within is not None:
+            masked = np.where(within, masked, -np.inf)
         for f in self.dynamic(task):
             masked = np.where(f.passed, masked, -np.inf)
         row = int(np.argmax(masked))
@@ -198,11 +201,13 @@ class Placer:
                 row = best
         return row
 
-    def _choose_scoring(self, task: TaskInfo, entry: _Entry) -> int:
+    def _choose_scoring(self, task: TaskInfo, entry: _Entry, within: BoolVec | None) -> int:
         """Volcano's ``prioritizeNodes``: score the feasible nodes whose idle fits the task,
         else those that fit its future idle; one candidate is taken unscored. Scores that
         normalise over the candidates (spread, pod affinity) see exactly these."""
         feasible = entry.fit & entry.static.passed
+        if within is not None:
+            feasible &= within
         for f in self.dynamic(task):
             feasible &= f.passed
         rows = np.flatnonzero(feasible)

@@ -77,6 +77,12 @@ class ExtensionPoints:
             "dynamic_predicate", "enablePredicate"
         )
         self.node_order = ExtensionPoint[ext.NodeScorer]("node_order", "enableNodeOrder")
+        self.hyper_node_gradient = ExtensionPoint[ext.HyperNodeGradientFn](
+            "hyper_node_gradient", "enabledHyperNodeGradient"
+        )
+        self.hyper_node_order = ExtensionPoint[ext.HyperNodeOrderFn](
+            "hyper_node_order", "enabledHyperNodeOrder"
+        )
         self.on_allocate = ExtensionPoint[ext.TaskEvent]("on_allocate", None)
         self.on_deallocate = ExtensionPoint[ext.TaskEvent]("on_deallocate", None)
 

@@ -20,6 +20,7 @@ from services.scheduler.conf import PluginOption
 from services.scheduler.framework import extension as ext
 from services.scheduler.framework.points import ExtensionPoint, ExtensionPoints
 from services.scheduler.framework.statement import Op
+from services.scheduler.framework.topology import Topology, open_topology
 
 F = TypeVar("F")
 
@@ -54,6 +55,12 @@ class Session:
         self.evictions: list[str] = []
         # Conditions set during the session, by job key then condition type.
         self.conditions: dict[str, dict[str, Status]] = {}
+        # HyperNodes and jobs' network topology; None when the cluster has no HyperNodes.
+        self.topology: Topology | None = (
+            open_topology(cluster.hyper_nodes, self.nodes, self.jobs.values())
+            if cluster.hyper_nodes
+            else None
+        )
 
     def seal(self) -> None:
         """Resolve which callbacks are on, per tier, once every plugin has registered."""
@@ -229,6 +236,22 @@ class Session:
             if victims:
                 return list(victims.values())
         return []
+
+    # -- network topology ---------------------------------------------------------------
+    def hyper_node_gradient(self, job: JobInfo, hyper_node: str) -> list[list[str]]:
+        """The first enabled plugin's gradients, else only ``hyper_node`` (Volcano's
+        ``HyperNodeGradientForJobFn``)."""
+        for fn in self.points.hyper_node_gradient.all:
+            return fn(job, hyper_node)
+        return [[hyper_node]]
+
+    def hyper_node_scores(self, job: JobInfo, candidates: Sequence[str]) -> dict[str, float]:
+        """Every enabled plugin's HyperNode scores, summed (0 without any)."""
+        total = dict.fromkeys(candidates, 0.0)
+        for fn in self.points.hyper_node_order.all:
+            for name, score in fn(job, candidates).items():
+                total[name] = total.get(name, 0.0) + score
+        return total
 
     # -- state changes (used by Statement) ----------------------------------------------
     @staticmethod
