@@ -1,11 +1,15 @@
-"""Volcano ``pkg/scheduler/actions/allocate/allocate_test.go``: ``TestAllocate`` and
-``TestFareShareAllocate``, one row per upstream case, same objects, same tiers.
+"""Volcano ``pkg/scheduler/actions/allocate/allocate_test.go``: ``TestAllocate``,
+``TestFareShareAllocate`` and the HyperNode tests ``TestAllocateWithNetWorkTopologies``,
+``TestNodeLevelScoreWithNetWorkTopologies`` and ``TestHyperNodeBinpackWithNetWorkTopologies``
+(their rows are in ``allocate_network_topology_rows.py``), one row per upstream case, same
+objects, same tiers.
 
-Not expressible (listed in docs/compatibility.md): ``TestAllocateWithNetWorkTopologies``,
-``TestNodeLevelScoreWithNetWorkTopologies``, ``TestHyperNodeBinpackWithNetWorkTopologies``,
-``TestAllocateWithPartitionPolicyNetworkTopology`` and the nomination tests (HyperNode
-objects), ``TestAllocateWithPVC`` (volume binding), ``TestAllocateWithDRA`` (DRA claims),
-``TestParseArgs`` and the worksheet tests (internal structures).
+Not expressible (listed in docs/compatibility.md):
+``TestAllocateWithPartitionPolicyNetworkTopology``
+(``subGroupPolicy`` sub-jobs, which Shoal does not have) and the nomination tests
+(``NominatedHyperNode``, set by gangpreempt/gangreclaim upstream), ``TestAllocateWithPVC``
+(volume binding), ``TestAllocateWithDRA`` (DRA claims), ``TestParseArgs`` and the worksheet
+tests (internal structures).
 """
 
 from __future__ import annotations
@@ -13,6 +17,11 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.scheduler.builders import plugin_option, tiers_conf
+from tests.unit.scheduler.conformance.allocate_network_topology_rows import (
+    HYPERNODE_BINPACK_CASES,
+    NETWORK_TOPOLOGY_CASES,
+    NODE_LEVEL_SCORE_CASES,
+)
 from tests.unit.scheduler.conformance.upstream import (
     Case,
     build_node,
@@ -378,3 +387,40 @@ def test_allocate(case: Case) -> None:
 @pytest.mark.parametrize("case", FAIR_SHARE_CASES, ids=lambda c: c.name)
 def test_fare_share_allocate(case: Case) -> None:
     check(case, tiers_conf("allocate", FAIR_SHARE_TIERS))
+
+
+_GANG = plugin_option(
+    "gang", "enableJobOrder", "enableJobReady", "enableJobPipelined", "enableJobStarving"
+)
+_NETWORK_TOPOLOGY = plugin_option(
+    "network-topology-aware",
+    "enableNodeOrder",
+    "enabledHyperNodeOrder",
+    "enabledHyperNodeGradient",
+)
+NETWORK_TOPOLOGY_TIERS = [
+    [_GANG, plugin_option("predicates", "enablePredicate"), _NETWORK_TOPOLOGY]
+]
+NODE_LEVEL_SCORE_TIERS = [
+    [
+        _GANG,
+        plugin_option("predicates", "enablePredicate"),
+        plugin_option("binpack", "enableNodeOrder"),
+        _NETWORK_TOPOLOGY,
+    ]
+]
+
+
+@pytest.mark.parametrize("case", NETWORK_TOPOLOGY_CASES, ids=lambda c: c.name)
+def test_allocate_with_network_topologies(case: Case) -> None:
+    check(case, tiers_conf("allocate", NETWORK_TOPOLOGY_TIERS))
+
+
+@pytest.mark.parametrize("case", NODE_LEVEL_SCORE_CASES, ids=lambda c: c.name)
+def test_node_level_score_with_network_topologies(case: Case) -> None:
+    check(case, tiers_conf("allocate", NODE_LEVEL_SCORE_TIERS))
+
+
+@pytest.mark.parametrize("case", HYPERNODE_BINPACK_CASES, ids=lambda c: c.name)
+def test_hyper_node_binpack_with_network_topologies(case: Case) -> None:
+    check(case, tiers_conf("allocate", NETWORK_TOPOLOGY_TIERS))

@@ -18,11 +18,13 @@ import pytest
 
 from services.scheduler import runner
 from services.scheduler.actions import default_actions
+from services.scheduler.api.hypernodes import HyperNodeTree
 from services.scheduler.conf import parse_conf
 from services.scheduler.framework.session import Session
 from services.scheduler.plugins import default_plugins
 from services.scheduler.snapshot import Snapshot, build_cluster
-from shared.models import Model, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.models import HyperNode, Model, Node, Pod, PodGroup, PriorityClass, Queue
+from shared.models.volcano import JOB_ALLOCATED_HYPERNODE
 from tests.unit.scheduler.builders import NOW, schedule
 
 PREEMPTABLE = "volcano.sh/preemptable"
@@ -211,6 +213,163 @@ def build_pod_group_with_min_resources(
     )
 
 
+def build_pod_group_with_network_topologies(
+    name: str,
+    namespace: str,
+    hyper_node_name: str,
+    queue: str,
+    min_member: int,
+    task_min_member: dict[str, int] | None,
+    phase: str,
+    mode: str,
+    highest_tier_allowed: int,
+) -> PodGroup:
+    """``BuildPodGroupWithNetWorkTopologies``: the allocated-HyperNode annotation (which
+    upstream's scheduler writes but never reads back) and ``spec.networkTopology``."""
+    pg = build_pod_group(
+        name,
+        namespace,
+        queue,
+        min_member,
+        task_min_member,
+        phase,
+        networkTopology={"mode": mode, "highestTierAllowed": highest_tier_allowed},
+    )
+    pg.metadata.annotations[JOB_ALLOCATED_HYPERNODE] = hyper_node_name
+    return pg
+
+
+def build_pod_group_using_network_topologies_with_tier_name(
+    name: str,
+    namespace: str,
+    hyper_node_name: str,
+    queue: str,
+    min_member: int,
+    task_min_member: dict[str, int] | None,
+    phase: str,
+    mode: str,
+    highest_tier_name: str,
+) -> PodGroup:
+    """``BuildPodGroupUsingNetWorkTopologiesWithTierName``."""
+    pg = build_pod_group(
+        name,
+        namespace,
+        queue,
+        min_member,
+        task_min_member,
+        phase,
+        networkTopology={"mode": mode, "highestTierName": highest_tier_name},
+    )
+    pg.metadata.annotations[JOB_ALLOCATED_HYPERNODE] = hyper_node_name
+    return pg
+
+
+def build_sub_group_policy(
+    name: str, match_label_keys: list[str], mode: str, highest_tier_allowed: int
+) -> dict[str, Any]:
+    """``BuildSubGroupPolicy`` (kept for the row to read as upstream's; see below)."""
+    return {"name": name, "matchLabelKeys": match_label_keys, "mode": mode}
+
+
+def build_pod_group_with_sub_group_policy(
+    name: str,
+    namespace: str,
+    hyper_node_name: str,
+    queue: str,
+    min_member: int,
+    task_min_member: dict[str, int] | None,
+    phase: str,
+    mode: str,
+    highest_tier_allowed: int,
+    policies: list[dict[str, Any]],
+) -> PodGroup:
+    """``BuildPodGroupWithSubGroupPolicy``. Shoal has no sub-groups; the rows using it group
+    every pod of the job into one sub-job (one ``volcano.sh/task-spec`` value), which is the
+    job itself, so the PodGroup's own ``networkTopology`` stands for it."""
+    return build_pod_group_with_network_topologies(
+        name,
+        namespace,
+        hyper_node_name,
+        queue,
+        min_member,
+        task_min_member,
+        phase,
+        mode,
+        highest_tier_allowed,
+    )
+
+
+@dataclass
+class PluginRow:
+    """A plugin test row: a session's objects, the plugin's arguments, the nodes (or
+    HyperNodes) scored and the scores expected."""
+
+    name: str
+    case: Case
+    arguments: dict[str, Any]
+    nodes: list[str] | None
+    expected: dict[str, float]
+    expect_err: bool
+
+
+def plugin_row(  # upstream's field names, so a row reads as there
+    *,
+    name: str,
+    TestCommonStruct: Case | None = None,
+    testCommonStruct: Case | None = None,
+    arguments: dict[str, Any] | None = None,
+    scoreNodes: list[str] | None = None,
+    expected: dict[str, float] | None = None,
+    expectedScores: dict[str, float] | None = None,
+    expectErr: bool = False,
+    tasks: dict[str, str] | None = None,
+) -> PluginRow:
+    case = TestCommonStruct or testCommonStruct
+    assert case is not None
+    scores = expected if expected is not None else expectedScores
+    return PluginRow(name, case, arguments or {}, scoreNodes, scores or {}, expectErr)
+
+
+def member_config(name: str, member_type: str, selector: str) -> dict[str, Any]:
+    """An ``api.MemberConfig``: a member selected by ``exact``, ``regex`` or ``label``
+    (``name`` then is a ``key=value`` label)."""
+    if selector == "exact":
+        chosen: dict[str, Any] = {"exactMatch": {"name": name}}
+    elif selector == "regex":
+        chosen = {"regexMatch": {"pattern": name}}
+    else:
+        key, _, value = name.partition("=")
+        chosen = {"labelMatch": {"matchLabels": {key: value}}}
+    return {"type": member_type, "selector": chosen}
+
+
+def build_hyper_node(
+    name: str, tier: int, members: list[dict[str, Any]], tier_name: str = ""
+) -> HyperNode:
+    """``api.BuildHyperNode`` / ``BuildHyperNodeWithTierName``."""
+    return msgspec.convert(
+        {
+            "metadata": {"name": name},
+            "spec": {"tier": tier, "tierName": tier_name, "members": members},
+        },
+        HyperNode,
+    )
+
+
+def hyper_nodes_of_sets(
+    by_tier: dict[int, set[str]], real_nodes: dict[str, set[str]]
+) -> list[HyperNode]:
+    """A case that gives only ``HyperNodesSetByTier`` and ``HyperNodes`` (the real node sets)
+    as HyperNodes whose members are those nodes (each one a root: the sets name no parent)."""
+    tier_of = {name: tier for tier, names in by_tier.items() for name in names}
+    return [
+        build_hyper_node(
+            name, tier_of[name], [member_config(n, "Node", "exact") for n in sorted(nodes)]
+        )
+        for name, nodes in sorted(real_nodes.items())
+    ]
+
+
 def build_queue(
     name: str, weight: int, capability: ResourceList | None, *, state: str = "Open", **spec: Any
 ) -> Queue:
@@ -277,6 +436,8 @@ class Case:
     binds_num: int | None = None
     # Only these plugins are registered (upstream's per-case ``Plugins`` map).
     plugins: tuple[str, ...] | None = None
+    # ``ExpectBindNumsInHyperNode``: binds per lowest-tier HyperNode, sorted.
+    binds_in_hyper_nodes: list[int] | None = None
 
 
 def rows(cases: list[Case], gaps: dict[str, str] | None = None) -> list[Any]:
@@ -326,6 +487,12 @@ def check(case: Case, conf: str, extra: Iterable[Model] = ()) -> None:
         }
         for status, count in statuses.items():
             assert got.get(status, 0) == count, (status, got)
+    if case.binds_in_hyper_nodes is not None:
+        objects = [*extra, *case.objects]
+        cluster = build_cluster(Snapshot.of(objects))
+        tree = HyperNodeTree.build(cluster.hyper_nodes, cluster.nodes)
+        per = Counter(tree.leaf_of_row[cluster.nodes.index[node]] for node in result.binds.values())
+        assert sorted(per.values()) == case.binds_in_hyper_nodes, per
 
 
 def open_session(objects: Iterable[Model], conf: str) -> Session:
@@ -346,7 +513,7 @@ def filtered(tiers: list[list[dict[str, Any]]], plugins: tuple[str, ...] | None)
 
 def common(  # upstream's TestCommonStruct field names, so a row reads as there
     *,
-    Name: str,
+    Name: str = "",
     Plugins: tuple[str, ...] | None = None,
     Pods: Iterable[Pod] = (),
     Nodes: Iterable[Node] = (),
@@ -361,22 +528,79 @@ def common(  # upstream's TestCommonStruct field names, so a row reads as there
     ExpectStatus: dict[str, str] | None = None,
     ExpectTaskStatusNums: dict[str, dict[str, int]] | None = None,
     MinimalBindCheck: bool = False,
+    HyperNodesSetByTier: dict[int, set[str]] | None = None,
+    HyperNodes: dict[str, set[str]] | None = None,
+    HyperNodesMap: dict[str, HyperNode] | None = None,
+    HyperNodesTierNameMap: dict[str, int] | None = None,
+    ExpectBindNumsInHyperNode: list[int] | None = None,
 ) -> Case:
     """A ``uthelper.TestCommonStruct`` literal as a ``Case``, checked as ``CheckAll`` does:
     ``ExpectBindsNum`` must agree with ``ExpectBindMap`` unless ``MinimalBindCheck``."""
     evicted = list(ExpectEvicted)
-    if not MinimalBindCheck and ExpectBindsNum != len(ExpectBindMap or {}):
+    # ``CheckBindInHyperNode`` compares the bind count and the binds per HyperNode only.
+    by_count = MinimalBindCheck or ExpectBindNumsInHyperNode is not None
+    if not by_count and ExpectBindsNum != len(ExpectBindMap or {}):
         raise ValueError(f"{Name}: ExpectBindsNum {ExpectBindsNum} != len(ExpectBindMap)")
     if ExpectEvictNum != len(evicted):
         raise ValueError(f"{Name}: ExpectEvictNum {ExpectEvictNum} != len(ExpectEvicted)")
+    hyper_nodes = _hyper_nodes(
+        Name, HyperNodesSetByTier or {}, HyperNodes or {}, HyperNodesMap, HyperNodesTierNameMap
+    )
     return Case(
         Name,
-        objects=[*PriClass, *Queues, *Nodes, *PodGroups, *Pods],
+        objects=[*PriClass, *Queues, *Nodes, *hyper_nodes, *PodGroups, *Pods],
         binds=ExpectBindMap or {},
         evicted=evicted,
         pipelined=ExpectPipeLined or {},
         phases=ExpectStatus or {},
         task_statuses=ExpectTaskStatusNums or {},
-        binds_num=ExpectBindsNum if MinimalBindCheck else None,
+        binds_num=ExpectBindsNum if by_count else None,
         plugins=Plugins,
+        binds_in_hyper_nodes=ExpectBindNumsInHyperNode,
     )
+
+
+def _hyper_nodes(
+    name: str,
+    by_tier: dict[int, set[str]],
+    real_nodes: dict[str, set[str]],
+    objects: dict[str, HyperNode] | None,
+    tier_names: dict[str, int] | None,
+) -> list[HyperNode]:
+    """The HyperNode objects of a case. Upstream's harness takes the HyperNodes, their tiers
+    and their real nodes as three separate tables; Shoal derives the last two from the
+    objects, so a case whose tables disagree with its objects is refused here."""
+    if objects is None:
+        return hyper_nodes_of_sets(by_tier, real_nodes)
+    # A HyperNode is its key in the case's map (a few upstream rows build the object under
+    # another name, e.g. key "s0" with name "s1"; upstream's harness looks it up by key).
+    objects = {
+        key: msgspec.structs.replace(hn, metadata=msgspec.structs.replace(hn.metadata, name=key))
+        for key, hn in objects.items()
+    }
+    found = list(objects.values())
+
+    def resolve(hn: str) -> set[str]:
+        out: set[str] = set()
+        for member in objects[hn].spec.members if hn in objects else []:
+            exact = member.selector.exactMatch
+            if exact is None:
+                continue
+            out |= resolve(exact.name) if member.type == "HyperNode" else {exact.name}
+        return out
+
+    # The node table may list more than the members give (one plugin row lists every node
+    # under a HyperNode whose members leave a subtree out, to build an empty LCA): Shoal
+    # goes by the members.
+    derived = {hn: resolve(hn) for hn in objects}
+    if any(not derived.get(hn, set()) <= nodes for hn, nodes in real_nodes.items()):
+        raise ValueError(f"{name}: HyperNodes {real_nodes} != members {derived}")
+    tiers: dict[int, set[str]] = {}
+    for hn in found:
+        tiers.setdefault(hn.spec.tier, set()).add(hn.metadata.name)
+    if by_tier and tiers != by_tier:
+        raise ValueError(f"{name}: HyperNodesSetByTier {by_tier} != tiers {tiers}")
+    names = {hn.spec.tierName: hn.spec.tier for hn in found if hn.spec.tierName}
+    if tier_names is not None and not set(names.items()) <= set(tier_names.items()):
+        raise ValueError(f"{name}: HyperNodesTierNameMap {tier_names} != tier names {names}")
+    return found
