@@ -125,6 +125,13 @@ class NetworkTopologyAware(BasePlugin):
         self.idle, self.future = sums["idle"], sums["fut"]
         index = nodes.space.index
         self.columns = [(index[n], w) for n, w in self.binpack.items() if n in index]
+        self.binpack_cols = np.array([c for c, _ in self.columns], dtype=np.intp)
+        self.binpack_weights = np.array([float(w) for _, w in self.columns])
+        # Per row, the index of its lowest-tier HyperNode (len(names): none).
+        self.leaf_index = np.array(
+            [self.index.get(leaf, len(self.names)) for leaf in self.tree.leaf_of_row],
+            dtype=np.intp,
+        )
         self._placed: dict[str, int] = {}
         # Per tier from min to max, each row's HyperNode of that tier (-1: none).
         self.tier_rows: list[tuple[float, npt.NDArray[np.intp]]] = []
@@ -248,18 +255,23 @@ class NetworkTopologyAware(BasePlugin):
 
     def _topology_scores(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
         allocated = self.topology.placing.get(task.job, "")
-        out = np.zeros(len(rows))
         if not allocated:
-            return out
-        leaves = [self.tree.leaf_of_row[r] for r in rows.tolist()]
-        for k, leaf in enumerate(leaves):
-            out[k] = self._closeness(leaf, allocated)
+            return np.zeros(len(rows))
+        leaf = self.leaf_index[rows]
+        none = len(self.names)
+        close = np.zeros(none + 1)  # the last slot: nodes in no HyperNode
+        for i in np.unique(leaf[leaf < none]).tolist():
+            close[i] = self._closeness(self.names[i], allocated)
+        out: FloatVec = close[leaf]
         if len(rows) > 1:
-            tied = np.flatnonzero(out == out.max())
-            if len(tied) > 1:
+            tied = out == out.max()
+            if np.count_nonzero(tied) > 1:
                 job = self.ssn.jobs[task.job]
-                for k in tied.tolist():
-                    out[k] += self._task_share(job, leaves[k]) if leaves[k] else 0.0
+                share = np.zeros(none + 1)
+                for other in job.tasks.values():
+                    if other.node >= 0:
+                        share[self.containing[other.node]] += 1.0
+                out = out + np.where(tied, share[leaf] / len(job.tasks), 0.0)
         return out
 
     def _closeness(self, leaf: str, allocated: str) -> float:
@@ -278,8 +290,7 @@ class NetworkTopologyAware(BasePlugin):
         return 0.0
 
     def _normal_scores(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
-        request = task.request.astype(np.float64)
-        per_hn = np.array([self._binpack(i, request) for i in range(len(self.names))])
+        per_hn = self._pod_binpack(task.request.astype(np.float64))
         total = np.zeros(len(rows))
         weight_sum = 0.0
         for weight, of in self.tier_rows:
@@ -291,6 +302,24 @@ class NetworkTopologyAware(BasePlugin):
             return np.zeros(len(rows))
         result: FloatVec = total / weight_sum
         return result
+
+    def _pod_binpack(self, request: FloatVec) -> FloatVec:
+        """``_binpack`` of one pod's request for every HyperNode at once (upstream
+        ``getPodHyperNodeBinPackingScore``)."""
+        cols, weights = self.binpack_cols, self.binpack_weights
+        need = request[cols]
+        on = need > 0
+        if not on.any() or weights[on].sum() <= 0:
+            return np.zeros(len(self.names))
+        cols, weights, need = cols[on], weights[on], need[on]
+        after = self.used[:, cols] + need
+        alloc = self.allocatable[:, cols]
+        over = np.any(after > alloc, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(alloc > 0, after / np.where(alloc > 0, alloc, 1.0), 0.0)
+        score: FloatVec = (ratio * weights).sum(axis=1) / weights.sum()
+        score[over] = 0.0
+        return score
 
 
 def _power(base: float, exponent: int) -> float:
