@@ -3,11 +3,12 @@
 The network-topology-aware plugin groups the HyperNodes a job may use into gradients, lowest
 tier first. For each gradient the job's pending tasks are dry-run inside each HyperNode's
 nodes; among the HyperNodes where the job gets ready (or pipelined), the one the plugins
-score highest wins (ties: the first in gradient order, where upstream takes Go's map order),
-its placements are replayed, and later gradients are not tried. A job placed in a HyperNode
-keeps the lowest common ancestor of where it went as its allocated HyperNode, which bounds
-where its remaining tasks may go. While tasks are placed, the HyperNode they span so far is
-published on the session's topology for the plugin's node scores.
+score highest, each scored alone, wins (ties: the first in gradient order, where upstream
+takes Go's map order), its placements are replayed, and later gradients are not tried. A job
+placed in a HyperNode keeps the lowest common ancestor of where it went as its allocated
+HyperNode, which bounds where its remaining tasks may go. While tasks are placed, the
+HyperNode they span so far is published on the session's topology for the plugin's node
+scores.
 
 Upstream splits a job into sub-jobs (``subGroupPolicy``) searched the same way inside the
 job's HyperNode; Shoal has no sub-groups, so a job is its one default sub-job and the two
@@ -80,7 +81,9 @@ def allocate_in_hyper_nodes(
         topology.placing.pop(job.key, None)
         if not solutions:
             continue
-        scores = ssn.hyper_node_scores(job, list(solutions))
+        # Upstream scores each HyperNode in its own sub-job search, as the only candidate
+        # there: the plugins' tie-breaks between candidates never apply at this level.
+        scores = {name: ssn.hyper_node_scores(job, [name])[name] for name in solutions}
         best = max(solutions, key=lambda n: scores[n])
         ops, left = solutions[best]
         stmt = Statement(ssn)

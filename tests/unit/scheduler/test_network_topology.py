@@ -205,3 +205,18 @@ def test_without_hyper_nodes_a_topology_job_is_scheduled_as_any_other() -> None:
     hard = schedule([*flat, topology_group("job", 2, "hard", 1), *pods], CONF)
     plain = schedule([*flat, group("job", 2), *pods], CONF)
     assert hard.binds == plain.binds and len(hard.binds) == 2
+
+
+def test_the_hyper_node_packing_the_job_tightest_wins() -> None:
+    # Both racks hold the job (two 1-cpu pods); s1 already runs a pod, so the job packs it
+    # tighter and goes there although s0 comes first.
+    objects: list[Model] = [
+        *RACKS,
+        group("busy"),
+        pod("x", "busy", cpu="1", node="b1"),
+        topology_group("job", 2, "hard", 1),
+        pod("w0", "job"),
+        pod("w1", "job"),
+    ]
+    binds = schedule(objects, CONF).binds
+    assert racks_of({k: v for k, v in binds.items() if k != "default/x"}) == {"s1"}
