@@ -9,8 +9,14 @@ import msgspec
 import pytest
 
 from services.scheduler.api.hypernodes import TOP, HyperNodeTree
+from services.scheduler.cycle import Scheduling
 from services.scheduler.snapshot import Snapshot, build_cluster
+from services.scheduler.state import SchedulerState
+from shared.bus import Record
+from shared.events import ObjectAdded, raw_object
 from shared.models import HyperNode, Model
+from shared.models.registry import load_manifests
+from shared.topics import STATE_TOPIC_OF_KIND
 from tests.unit.scheduler.builders import conf_text, group, node, pod, queue, schedule
 
 CONF = conf_text(
@@ -220,3 +226,38 @@ def test_the_hyper_node_packing_the_job_tightest_wins() -> None:
     ]
     binds = schedule(objects, CONF).binds
     assert racks_of({k: v for k, v in binds.items() if k != "default/x"}) == {"s1"}
+
+
+HYPER_NODE_YAML = """
+apiVersion: topology.volcano.sh/v1alpha1
+kind: HyperNode
+metadata: {name: s1, uid: hn-s1, resourceVersion: "7"}
+spec:
+  tier: 1
+  members:
+  - type: Node
+    selector: {regexMatch: {pattern: "^b"}}
+"""
+
+
+def test_the_scheduler_state_reads_hyper_nodes_from_their_state_topic() -> None:
+    (hn,) = load_manifests(HYPER_NODE_YAML)
+    assert isinstance(hn, HyperNode)
+    body = msgspec.to_builtins(hn)
+    event = ObjectAdded(key="s1", kind="HyperNode", resourceVersion="7", object=raw_object(body))
+    topic = STATE_TOPIC_OF_KIND["HyperNode"]
+    record: Record[Any] = Record(
+        topic=topic, partition=0, offset=0, key=b"s1", value=event, timestamp_ms=0
+    )
+    state = SchedulerState()
+    state.apply_state([record])
+    snapshot = state.view()
+    assert [h.metadata.name for h in snapshot.hyper_nodes] == ["s1"]
+    # A hard tier-1 job then goes to s1's nodes only.
+    snapshot.nodes = [node("a1", cpu="2"), node("b1", cpu="2"), node("b2", cpu="2")]
+    snapshot.queues = [queue("default")]
+    snapshot.pod_groups = [topology_group("job", 2, "hard", 1)]
+    snapshot.pods = [pod("w0", "job", cpu="2"), pod("w1", "job", cpu="2")]
+    snapshot.conf_text = CONF
+    result = Scheduling().session(snapshot, now=0.0, scheduler_names=["volcano"])
+    assert sorted(result.binds.values()) == ["b1", "b2"]
