@@ -146,6 +146,7 @@ class VolcanoJobSpec(Model):
     ttlSecondsAfterFinished: int | None = None
     runningEstimate: str | None = None
     volumes: list[Json] = []
+    networkTopology: NetworkTopologySpec | None = None
 
 
 class JobState(Model):

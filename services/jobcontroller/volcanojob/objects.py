@@ -153,5 +153,10 @@ def build_podgroup(job: JobView) -> Json:
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
         "metadata": metadata,
-        "spec": podgroup_spec(job),
+        "spec": {**podgroup_spec(job), **network_topology(job)},
     }
+
+
+def network_topology(job: JobView) -> Json:
+    """Set when the PodGroup is created only, as upstream (a later change is not patched)."""
+    return {"networkTopology": job.network_topology} if job.network_topology else {}

@@ -14,7 +14,7 @@ from shared.errors import UserError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import VOLCANO_SCHEDULER_NAME
 from shared.models import Json, VolcanoJob
-from shared.models.volcano import MAX_REPLICAS, LifecyclePolicy, TaskSpec
+from shared.models.volcano import MAX_REPLICAS, LifecyclePolicy, TaskSpec, VolcanoJobSpec
 
 DEFAULT_QUEUE = "default"
 DEFAULT_MAX_RETRY = 3
@@ -64,6 +64,8 @@ class JobView:
     policies: tuple[LifecyclePolicy, ...]
     plugins: dict[str, list[str]]
     ttl_seconds_after_finished: int | None
+    # ``spec.networkTopology`` as the PodGroup gets it (upstream ``createOrUpdatePodGroup``).
+    network_topology: Json | None = None
 
     @property
     def key(self) -> str:
@@ -151,4 +153,19 @@ def job_view(job: VolcanoJob) -> JobView:
         policies=tuple(spec.policies),
         plugins={name: list(args) for name, args in spec.plugins.items()},
         ttl_seconds_after_finished=spec.ttlSecondsAfterFinished,
+        network_topology=_network_topology(spec),
     )
+
+
+def _network_topology(spec: VolcanoJobSpec) -> Json | None:
+    """Upstream copies the mode and either ``highestTierAllowed`` or, without it,
+    ``highestTierName``."""
+    topology = spec.networkTopology
+    if topology is None:
+        return None
+    out: Json = {"mode": topology.mode}
+    if topology.highestTierAllowed is not None:
+        out["highestTierAllowed"] = topology.highestTierAllowed
+    elif topology.highestTierName:
+        out["highestTierName"] = topology.highestTierName
+    return out

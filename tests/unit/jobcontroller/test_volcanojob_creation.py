@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from services.jobcontroller.core import Observed
 from services.jobcontroller.volcanojob import reconcile
-from shared.models import VolcanoJob, convert, load_manifests, of_kind
+from shared.models import Json, VolcanoJob, convert, load_manifests, of_kind
 from shared.models.volcano import VolcanoJobStatus
 from tests.unit.jobcontroller.statusjson import status_json
 from tests.unit.jobcontroller.volcano_cases import (
@@ -125,6 +126,23 @@ def test_podgroup_min_resources_count_the_first_min_available_pods(
     pg = run(job, pg=None).create[0]
     assert pg["spec"]["minMember"] == min_available
     assert pg["spec"]["minResources"] == {"cpu": expected_cpu}
+
+
+@pytest.mark.parametrize(
+    ("topology", "expected"),
+    [
+        ({"mode": "hard", "highestTierAllowed": 1}, {"mode": "hard", "highestTierAllowed": 1}),
+        ({"highestTierName": "rack"}, {"mode": "hard", "highestTierName": "rack"}),
+        (
+            {"mode": "soft", "highestTierAllowed": 2, "highestTierName": "rack"},
+            {"mode": "soft", "highestTierAllowed": 2},
+        ),
+    ],
+    ids=["hard-tier", "tier-name-mode-defaulted", "tier-wins-over-name"],
+)
+def test_podgroup_gets_the_jobs_network_topology(topology: dict[str, Any], expected: Json) -> None:
+    pg = run(vcjob(networkTopology=topology), pg=None).create[0]
+    assert pg["spec"]["networkTopology"] == expected
 
 
 def test_podgroup_spec_drift_is_patched() -> None:
