@@ -1,4 +1,4 @@
-"""Gang waiting, preemption and weighted fair share through the whole system.
+"""Gang waiting, preemption, weighted fair share and HyperNodes through the whole system.
 
 One Stack of 4 nodes with 4 CPUs each (16 CPUs). Its scheduler conf comes from the
 ``volcano-scheduler-configmap`` ConfigMap (the watcher mirrors ConfigMaps; the scheduler reads the
@@ -49,6 +49,7 @@ tiers:
   - name: proportion
   - name: nodeorder
   - name: binpack
+  - name: network-topology-aware
 """
 
 
@@ -265,3 +266,57 @@ async def test_two_queues_share_the_cluster_by_weight(
     print(f"weighted queues 3:1 → allocated heavy={shares['heavy']} light={shares['light']}")
     assert shares["light"] >= 3, "the light queue keeps its deserved share"
     assert 2.5 <= ratio <= 4.5, shares
+
+
+async def test_a_hard_network_topology_keeps_a_job_in_one_hyper_node(
+    kube: KubeClient, cleanup: str
+) -> None:
+    """Two racks of two nodes (HyperNodes of tier 1 under a spine of tier 2): a Volcano Job
+    with ``networkTopology`` hard at tier 1 runs within one rack; one that no rack holds waits,
+    although the cluster has room for it."""
+    ns = cleanup
+    nodes, _ = await kube.list_all(resource_for("v1", "Node"))
+    names = sorted(n["metadata"]["name"] for n in nodes)
+    racks = {"e2e-rack-a": names[:2], "e2e-rack-b": names[2:4]}
+    hyper_nodes: list[Json] = [
+        {
+            "apiVersion": "topology.volcano.sh/v1alpha1",
+            "kind": "HyperNode",
+            "metadata": {"name": rack},
+            "spec": {
+                "tier": 1,
+                "members": [
+                    {"type": "Node", "selector": {"exactMatch": {"name": n}}} for n in members
+                ],
+            },
+        }
+        for rack, members in racks.items()
+    ]
+    spine = [{"type": "HyperNode", "selector": {"exactMatch": {"name": r}}} for r in racks]
+    hyper_nodes.append(
+        {
+            "apiVersion": "topology.volcano.sh/v1alpha1",
+            "kind": "HyperNode",
+            "metadata": {"name": "e2e-spine"},
+            "spec": {"tier": 2, "members": spine},
+        }
+    )
+    hyper_node = resource_for("topology.volcano.sh/v1alpha1", "HyperNode")
+    for body in hyper_nodes:
+        await apply(kube, body)
+    try:
+        topology = {"mode": "hard", "highestTierAllowed": 1}
+        too_big = vcjob("wide", ns, replicas=3, cpu="3", duration=None)
+        too_big["spec"]["networkTopology"] = topology
+        await kube.create(VCJOB, too_big)
+        await asyncio.sleep(3)  # several cycles: the 3-pod job fits no rack (the cluster: yes)
+        assert not await running_pods(kube, ns, "wide")
+        pair = vcjob("pair", ns, replicas=2, cpu="3", duration=None)
+        pair["spec"]["networkTopology"] = topology
+        await kube.create(VCJOB, pair)
+        await wait_bound(kube, ns, "pair", 2)
+        placed = {p["spec"]["nodeName"] for p in await running_pods(kube, ns, "pair")}
+        assert any(placed <= set(members) for members in racks.values()), placed
+    finally:
+        for body in hyper_nodes:
+            await kube.delete(hyper_node, body["metadata"]["name"])
