@@ -79,7 +79,9 @@ class NetworkTopologyAware(BasePlugin):
         self.binpack: dict[str, int] = {CPU: _weight(args, BINPACK_CPU)}
         self.binpack[MEMORY] = _weight(args, BINPACK_MEMORY)
         for name in (n.strip() for n in args.text(BINPACK_RESOURCES, "").split(",")):
-            if name:
+            # cpu and memory keep their own keys' weights even when listed (upstream's
+            # getBinPackWeight reads those first).
+            if name and name not in (CPU, MEMORY):
                 self.binpack[name] = _weight(args, f"{BINPACK_RESOURCES}.{name}")
         self.normal_pods = args.flag(BINPACK_NORMAL_POD_ENABLE, True)
         fading = args.number(BINPACK_NORMAL_POD_FADING, DEFAULT_NORMAL_POD_FADING)
