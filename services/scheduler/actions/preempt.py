@@ -107,6 +107,10 @@ class Preempt:
                 continue
             if job.queue not in ssn.queues or not ssn.job_starving(job):
                 continue
+            if ssn.topology is not None and job.key in ssn.topology.jobs:
+                # Volcano: "jobs containing networkTopology do not support preemption" (issue
+                # 4374). Shoal skips them only where HyperNodes exist, where it models them.
+                continue
             starving.setdefault(job.queue, KeyedQueue(ssn.job_order_key)).push(job)
             under_request.setdefault(job.queue, []).append(job)
             tasks[job.key] = preemptor_tasks(ssn, job)

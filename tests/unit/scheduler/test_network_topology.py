@@ -17,7 +17,15 @@ from shared.events import ObjectAdded, raw_object
 from shared.models import HyperNode, Model
 from shared.models.registry import load_manifests
 from shared.topics import STATE_TOPIC_OF_KIND
-from tests.unit.scheduler.builders import conf_text, group, node, pod, queue, schedule
+from tests.unit.scheduler.builders import (
+    conf_text,
+    group,
+    node,
+    pod,
+    priority_class,
+    queue,
+    schedule,
+)
 
 CONF = conf_text(
     "enqueue, allocate", ["priority", "gang"], ["predicates", "network-topology-aware"]
@@ -261,3 +269,22 @@ def test_the_scheduler_state_reads_hyper_nodes_from_their_state_topic() -> None:
     snapshot.conf_text = CONF
     result = Scheduling().session(snapshot, now=0.0, scheduler_names=["volcano"])
     assert sorted(result.binds.values()) == ["b1", "b2"]
+
+
+def test_a_topology_job_does_not_preempt_where_hyper_nodes_exist() -> None:
+    preempting = conf_text(
+        "enqueue, allocate, preempt",
+        ["priority", "gang", "conformance"],
+        ["predicates", "network-topology-aware"],
+    )
+    classes = [priority_class("low", 1), priority_class("high", 100)]
+    low: list[Model] = [group("low", 1, priorityClassName="low")]
+    low += [pod(f"l{i}", "low", cpu="2", node=n) for i, n in enumerate(("a1", "a2", "b1", "b2"))]
+    topology = {"mode": "hard", "highestTierAllowed": 2}
+    high = [
+        group("high", 1, priorityClassName="high", networkTopology=topology),
+        pod("h0", "high", cpu="2"),
+    ]
+    flat = [o for o in RACKS if not isinstance(o, HyperNode)]
+    assert schedule([*RACKS, *classes, *low, *high], preempting).evictions == []
+    assert len(schedule([*flat, *classes, *low, *high], preempting).evictions) == 1
