@@ -123,7 +123,7 @@ def place(
             continue
         row = placer.choose(task, within)
         if row < 0:
-            job.fit_errors[task.key] = placer.fit_errors(task)
+            job.fit_errors[task.key] = placer.fit_errors(task, within)
             if job.need_continue_allocating():
                 continue
             break

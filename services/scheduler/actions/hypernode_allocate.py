@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.hypernodes import TOP, HyperNodeTree
 from services.scheduler.api.resources import BoolVec
@@ -75,6 +77,9 @@ def allocate_in_hyper_nodes(
             stmt = Statement(ssn)
             topology.placing[job.key] = constraint.allocated
             place(ssn, placer, queue, job, trial, stmt, topology.tree.mask(name))
+            if name != TOP:  # upstream's "In hyperNode <name>: ..." fit errors
+                for key, fit in job.fit_errors.items():
+                    job.fit_errors[key] = msgspec.structs.replace(fit, hyper_node=name)
             if stmt.ops and (ssn.job_ready(job) or ssn.job_pipelined(job)):
                 solutions[name] = (list(stmt.ops), trial)
             stmt.discard()

@@ -38,6 +38,8 @@ class FitErrors(msgspec.Struct, frozen=True, kw_only=True):
     task: str
     total_nodes: int
     histogram: tuple[NodeCount, ...]
+    # The HyperNode whose nodes were tried (network topology), "" for the whole cluster.
+    hyper_node: str = ""
 
     def message(self) -> str:
         if self.total_nodes == 0:
@@ -46,7 +48,8 @@ class FitErrors(msgspec.Struct, frozen=True, kw_only=True):
             f"{c.nodes} node{'s' if c.nodes != 1 else ''} {c.status.message}"
             for c in self.histogram
         ]
-        return ", ".join(parts) or f"0/{self.total_nodes} nodes are available"
+        text = ", ".join(parts) or f"0/{self.total_nodes} nodes are available"
+        return f"In hyperNode {self.hyper_node}: {text}" if self.hyper_node else text
 
 
 def histogram(task: str, total: int, counts: dict[Status, int]) -> FitErrors:

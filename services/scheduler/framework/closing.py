@@ -107,7 +107,8 @@ def nodes_unavailable(job: JobInfo, task_key: str) -> str:
     if fit.total_nodes == 0:
         return ALL_NODES_UNAVAILABLE
     parts = ", ".join(f"{c.nodes} {c.status.message}" for c in fit.histogram)
-    return f"0/{fit.total_nodes} nodes are unavailable: {parts}."
+    text = f"0/{fit.total_nodes} nodes are unavailable: {parts}."
+    return f"In hyperNode {fit.hyper_node}: {text}" if fit.hyper_node else text
 
 
 def pod_unschedulable(job: JobInfo, pipelined: Mapping[str, str]) -> dict[str, tuple[str, str]]:

@@ -235,14 +235,18 @@ class Placer:
         return [int(r) for r in rows[order]]
 
     # -- explanations ------------------------------------------------------------------
-    def fit_errors(self, task: TaskInfo) -> FitErrors:
-        """Attribute every node to the first reason it fails: static, dynamic, resources."""
+    def fit_errors(self, task: TaskInfo, within: BoolVec | None = None) -> FitErrors:
+        """Attribute every node (of ``within``, if given) to the first reason it fails:
+        static, dynamic, resources."""
         nodes = self.nodes
         counts: dict[Status, int] = {}
         static = self.static(task)
-        for code in np.unique(static.codes[static.codes >= 0]):
-            counts[static.reasons[int(code)]] = int(np.count_nonzero(static.codes == code))
+        codes = static.codes if within is None else np.where(within, static.codes, -1)
+        for code in np.unique(codes[codes >= 0]):
+            counts[static.reasons[int(code)]] = int(np.count_nonzero(codes == code))
         open_rows = static.passed.copy()
+        if within is not None:
+            open_rows &= within
         for f in self.dynamic(task):
             for status, failed in f.failures:
                 hit = int(np.count_nonzero(failed & open_rows))
@@ -257,7 +261,8 @@ class Placer:
                 continue
             counts[self._shortage(int(col), int(req[col]), nodes.future[short, col])] = hit
             open_rows &= ~short
-        return histogram(task.key, len(nodes), counts)
+        total = len(nodes) if within is None else int(np.count_nonzero(within))
+        return histogram(task.key, total, counts)
 
     def _shortage(self, col: int, need: int, free: np.ndarray) -> Status:
         space = self.nodes.space

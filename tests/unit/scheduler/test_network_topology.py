@@ -159,7 +159,13 @@ def test_a_hard_job_stays_within_one_hyper_node_of_its_tier() -> None:
 
 def test_a_hard_job_that_no_hyper_node_of_its_tier_holds_waits() -> None:
     pods = [pod(f"w{i}", "job", cpu="2") for i in range(3)]
-    assert schedule([*RACKS, topology_group("job", 3, "hard", 1), *pods], CONF).binds == {}
+    waiting = schedule([*RACKS, topology_group("job", 3, "hard", 1), *pods], CONF)
+    assert waiting.binds == {}
+    # Its pods say why within the last HyperNode tried, as upstream's fit errors do.
+    (reason, message) = waiting.unschedulable_pods["default/w2"]
+    assert message == (
+        "In hyperNode s1: 0/2 nodes are unavailable: 2 insufficient cpu (need 2, max free 0)."
+    ), reason
     placed = schedule([*RACKS, topology_group("job", 3, "hard", 2), *pods], CONF).binds
     assert len(placed) == 3
 
