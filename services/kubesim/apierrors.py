@@ -126,6 +126,25 @@ def webhook_denied(
     )
 
 
+def policy_denied(
+    plural: str, group: str, name: str, policy: str, binding: str, message: str
+) -> ApiError:
+    """A ValidatingAdmissionPolicy's denial as the API server reports it: Forbidden's message,
+    reason ``Invalid`` (the validation's reason) and so 422, the denial as the one cause."""
+    resource = _resource(plural, group)
+    denied = (
+        f"ValidatingAdmissionPolicy '{policy}' with binding '{binding}' denied request: {message}"
+    )
+    details = _details(plural, name or "Unknown", group)
+    details["causes"] = [{"message": denied}]
+    return ApiError(
+        422,
+        f'{resource} "{name or "Unknown"}" is forbidden: {denied}',
+        reason="Invalid",
+        details=details,
+    )
+
+
 def too_large(limit: int) -> ApiError:
     """``NewRequestEntityTooLargeError``: a request body over the server's limit."""
     return ApiError(

@@ -12,7 +12,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from services.kubesim import apierrors
-from services.kubesim.admission import pytorchjob, volcano_job, volcano_podgroup, volcano_queue
+from services.kubesim.admission import (
+    hypernode_policy,
+    pytorchjob,
+    volcano_job,
+    volcano_podgroup,
+    volcano_queue,
+)
 from services.kubesim.admission.queues import ListedQueues, QueueLister
 from services.kubesim.apiwarnings import warn
 from services.kubesim.resourcetype import ResourceType
@@ -54,6 +60,17 @@ WEBHOOKS: dict[tuple[str, str], tuple[str, Check]] = {
     ("kubeflow.org", "pytorchjobs"): (pytorchjob.WEBHOOK, _pytorchjob),
 }
 
+# (group, plural) → (policy, binding, check) of the ValidatingAdmissionPolicies Shoal's
+# upstreams install; they run on CREATE and UPDATE, before the webhooks as the API server's
+# admission plugins are ordered.
+POLICIES: dict[tuple[str, str], tuple[str, str, Callable[[Obj], str]]] = {
+    ("topology.volcano.sh", "hypernodes"): (
+        hypernode_policy.POLICY,
+        hypernode_policy.BINDING,
+        hypernode_policy.validate_hypernode,
+    ),
+}
+
 
 class Webhooks:
     """The validating webhooks, over the store's current Queues."""
@@ -62,6 +79,19 @@ class Webhooks:
         self._queues = queues
 
     def __call__(self, operation: str, rtype: ResourceType, new: Obj, old: Obj | None) -> None:
+        policy = POLICIES.get((rtype.group, rtype.plural))
+        if policy is not None and operation in ("CREATE", "UPDATE"):
+            policy_name, binding, validate = policy
+            message = validate(new)
+            if message:
+                raise apierrors.policy_denied(
+                    rtype.plural,
+                    rtype.group,
+                    new["metadata"].get("name", ""),
+                    policy_name,
+                    binding,
+                    message,
+                )
         hook = WEBHOOKS.get((rtype.group, rtype.plural))
         if hook is None:
             return

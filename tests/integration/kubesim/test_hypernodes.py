@@ -1,5 +1,6 @@
 """HyperNodes in kubesim: served cluster-scoped as topology.volcano.sh/v1alpha1 from the CRD,
-and read back into Shoal's model with each of the three member selectors."""
+read back into Shoal's model with each of the three member selectors, and checked by Volcano's
+hypernode-validation-policy."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import pytest
 from kubernetes_asyncio import client
+from kubernetes_asyncio.client.exceptions import ApiException
 
 from shared.models import HyperNode
 from shared.models.registry import decode_object
@@ -44,8 +46,25 @@ async def test_a_hypernode_round_trips_into_the_model(custom: client.CustomObjec
 
 async def test_hypernodes_are_cluster_scoped(custom: client.CustomObjectsApi) -> None:
     await custom.create_cluster_custom_object(
-        GROUP, VERSION, PLURAL, hyper_node("s1", 2, [{"type": "HyperNode", "selector": {}}])
+        GROUP,
+        VERSION,
+        PLURAL,
+        hyper_node("s1", 2, [{"type": "HyperNode", "selector": {"exactMatch": {"name": "s0"}}}]),
     )
     listed = await custom.list_cluster_custom_object(GROUP, VERSION, PLURAL)
     assert "s1" in {item["metadata"]["name"] for item in listed["items"]}
     assert all("namespace" not in item["metadata"] for item in listed["items"])
+
+
+async def test_the_validation_policy_refuses_a_member_without_selector(
+    custom: client.CustomObjectsApi,
+) -> None:
+    body = hyper_node("bad", 1, [{"type": "Node", "selector": {}}])
+    with pytest.raises(ApiException) as raised:
+        await custom.create_cluster_custom_object(GROUP, VERSION, PLURAL, body)
+    assert raised.value.status == 422
+    assert (
+        "ValidatingAdmissionPolicy 'hypernode-validation-policy' with binding "
+        "'hypernode-validation-policy-binding' denied request: member selector must have one of "
+        "exactMatch, regexMatch, or labelMatch"
+    ) in str(raised.value.body)
