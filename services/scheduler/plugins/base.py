@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.conf import warn_argument
-from shared.errors import UserError
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
@@ -24,8 +23,10 @@ class BasePlugin:
 
 
 class Arguments:
-    """A plugin's ``arguments``: unknown keys are warned about and dropped, as Volcano's
-    plugins ignore them; a known key with a value of the wrong type is an error."""
+    """A plugin's ``arguments`` as Volcano's ``framework.Arguments`` reads them: unknown keys
+    are warned about and dropped (Volcano's plugins ignore them), and a known key whose value
+    has the wrong type keeps its default with a warning (``GetInt``, ``GetFloat64``,
+    ``GetBool`` and ``GetString`` log and return), so a conf Volcano runs is never refused."""
 
     def __init__(
         self, raw: dict[str, Any], *, known: Iterable[str] = (), prefixes: Iterable[str] = ()
@@ -38,34 +39,53 @@ class Arguments:
                 warn_argument(f"unknown argument {key!r} is ignored{hint}")
         self.raw = {k: v for k, v in raw.items() if k in known_set or k.startswith(prefix_list)}
 
+    def _unparsed(self, key: str, kind: str, default: object) -> None:
+        value = self.raw[key]
+        warn_argument(
+            f"could not parse argument {value!r} for key {key!r} to {kind}: "
+            f"the default {default!r} is kept"
+        )
+
     def number(self, key: str, default: float) -> float:
+        """``GetFloat64``: a YAML float or integer."""
         value = self.raw.get(key, default)
-        if isinstance(value, bool):
-            raise UserError(f"argument {key!r}: expected a number, got {value!r}")
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise UserError(f"argument {key!r}: expected a number, got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            self._unparsed(key, "float64", default)
+            return default
+        return float(value)
 
     def integer(self, key: str, default: int) -> int:
-        value = self.number(key, default)
-        if value != int(value):
-            raise UserError(f"argument {key!r}: expected an integer, got {self.raw[key]!r}")
-        return int(value)
+        """``GetInt``: a YAML integer (``2.0`` is a float and keeps the default, as there)."""
+        value = self.raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self._unparsed(key, "int", default)
+            return default
+        return value
 
     def flag(self, key: str, default: bool) -> bool:
+        """``GetBool``: a YAML boolean, or a string ``strconv.ParseBool`` reads."""
         value = self.raw.get(key, default)
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in ("true", "false"):
-            return value.lower() == "true"
-        raise UserError(f"argument {key!r}: expected true or false, got {value!r}")
+        if isinstance(value, str) and value in _GO_BOOLS:
+            return _GO_BOOLS[value]
+        self._unparsed(key, "bool", default)
+        return default
 
     def text(self, key: str, default: str) -> str:
+        """``GetString``: a YAML string."""
         value = self.raw.get(key, default)
         if not isinstance(value, str):
-            raise UserError(f"argument {key!r}: expected a string, got {value!r}")
+            self._unparsed(key, "string", default)
+            return default
         return value
+
+
+# strconv.ParseBool's accepted spellings.
+_GO_BOOLS = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
 
 
 class AcceptedPlugin(BasePlugin):

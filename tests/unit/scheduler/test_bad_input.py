@@ -29,11 +29,6 @@ DATA = Path(__file__).parents[2] / "data" / "scheduler"
             'actions: "allocate"\ntiers: [{plugins: [{name: gang, enableJobReady: maybe}]}]',
             "expected true or false",
         ),
-        (
-            'actions: "allocate"\n'
-            "tiers: [{plugins: [{name: binpack, arguments: {binpack.weight: heavy}}]}]",
-            "expected a number",
-        ),
         ('actions: "allocate"\ntiers: [{plugins: [{name: gang}, {name: gang}]}]', "twice"),
         ("actions: [allocate]", "field actions"),
     ],
@@ -41,7 +36,6 @@ DATA = Path(__file__).parents[2] / "data" / "scheduler"
         "unknown-action",
         "unknown-plugin",
         "flag-not-bool",
-        "argument-not-number",
         "duplicate-plugin",
         "actions-not-string",
     ],
@@ -62,6 +56,28 @@ def test_unknown_plugin_argument_is_a_warning_naming_the_closest() -> None:
         "tiers[0].plugins[0] (nodeorder): unknown argument 'leastrequested.wieght' is ignored"
         " (did you mean 'leastrequested.weight'?)",
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "warning"),
+    [
+        (
+            "{binpack.weight: heavy}",
+            "could not parse argument 'heavy' for key 'binpack.weight' to int: "
+            "the default 1 is kept",
+        ),
+        (
+            "{binpack.weight: 2.5}",
+            "could not parse argument 2.5 for key 'binpack.weight' to int: the default 1 is kept",
+        ),
+    ],
+    ids=["string-for-int", "float-for-int"],
+)
+def test_argument_of_the_wrong_type_keeps_its_default(arguments: str, warning: str) -> None:
+    """Volcano's ``Arguments.GetInt`` logs and keeps the default: the conf still runs."""
+    text = f'actions: "allocate"\ntiers: [{{plugins: [{{name: binpack, arguments: {arguments}}}]}}]'
+    conf = parse_conf(text, plugins=default_plugins(), actions=default_actions())
+    assert conf.warnings == (f"tiers[0].plugins[0] (binpack): {warning}",)
 
 
 def test_registry_refuses_duplicates() -> None:

@@ -29,7 +29,6 @@ import pytest
 from services.scheduler.api.hypernodes import TOP
 from services.scheduler.framework.session import Session
 from services.scheduler.plugins.network_topology_aware import NAME, NetworkTopologyAware, new
-from shared.errors import UserError
 from shared.models import HyperNode, Model
 from shared.models.volcano import JOB_ALLOCATED_HYPERNODE
 from tests.unit.scheduler.builders import group, node, plugin_option, pod, queue, tiers_conf
@@ -77,12 +76,6 @@ NEW_ROWS: list[Any] = [
         },
         (1, 1, 1, {"nvidia.com/gpuxxx": 1, "example.com/foo": 1}, True, 0.8),
         id="build plugin with customized invalid arguments",
-        marks=pytest.mark.xfail(
-            strict=True,
-            raises=UserError,
-            reason="Shoal refuses a plugin argument of the wrong type (normal-pod.enable: "
-            '"a"); Volcano keeps the default',
-        ),
     ),
 ]
 
