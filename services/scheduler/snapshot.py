@@ -22,6 +22,7 @@ from services.scheduler.api import JobInfo, NodeTable, QueueInfo, ResourceSpace,
 from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.status import Code, Status
+from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
 from shared.errors import QuantityError
@@ -256,7 +257,7 @@ def build_cluster(
     ):
         key = namespaced_key(pg.metadata.namespace, pg.metadata.name)
         minimum = group_mins.get(key)
-        job = JobInfo(
+        job = (GroupedJobInfo if pg.spec.subGroupPolicy else JobInfo)(
             pg,
             priority=priorities.of(pg.spec.priorityClassName),
             min_resources=space.quota(minimum) if minimum is not None else None,

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import msgspec
 
-from shared.models.base import Condition, Json, Model, ObjectMeta, OwnerReference
+from shared.models.base import (
+    Condition,
+    Json,
+    LabelSelector,
+    Model,
+    ObjectMeta,
+    OwnerReference,
+)
 
 # Pods per Volcano task or PyTorchJob replica type that Shoal runs (kubesim refuses more at
 # admission, as Kubernetes bounds an Indexed Job's completions): a sync stays bounded.
@@ -35,6 +42,20 @@ class NetworkTopologySpec(Model):
     highestTierName: str = ""
 
 
+class SubGroupPolicySpec(Model):
+    """A PodGroup's sub-groups (upstream ``SubGroupPolicySpec``): the pods matching
+    ``labelSelector`` are grouped by their values of ``matchLabelKeys``; each group is a
+    sub-gang of ``subGroupSize`` pods (CRD default 1), at least ``minSubGroups`` of them
+    (default 0) for the job to run, each placed within its own ``networkTopology``."""
+
+    name: str = ""
+    networkTopology: NetworkTopologySpec | None = None
+    subGroupSize: int | None = None
+    minSubGroups: int | None = None
+    labelSelector: LabelSelector | None = None
+    matchLabelKeys: list[str] = []
+
+
 class PodGroupSpec(Model):
     minMember: int = 0
     minTaskMember: dict[str, int] = {}
@@ -42,6 +63,7 @@ class PodGroupSpec(Model):
     priorityClassName: str | None = None
     minResources: dict[str, str | int | float] = {}
     networkTopology: NetworkTopologySpec | None = None
+    subGroupPolicy: list[SubGroupPolicySpec] = []
 
 
 class PodGroupStatus(Model):
