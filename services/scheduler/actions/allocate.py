@@ -4,7 +4,8 @@ A job's tasks go through one Statement: committed when the gang is ready, kept (
 not bound) when it is pipelined, discarded otherwise. A ready job with tasks left goes back
 into its queue so other jobs get a turn. A task that fits no node keeps its node histogram as
 the job's reason; the job goes on with its other tasks while its gang can still be met
-(Volcano's ``NeedContinueAllocating``), and skips further tasks of the same role.
+(Volcano's ``NeedContinueAllocating``), and skips further tasks of the same role. A job with
+a ``subGroupPolicy`` is placed sub-job by sub-job (``sub_job_allocate``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import TYPE_CHECKING
 
 from services.scheduler.actions.hypernode_allocate import allocate_in_hyper_nodes, spanned
 from services.scheduler.actions.ordering import KeyedQueue, LiveQueue
+from services.scheduler.actions.sub_job_allocate import Worksheet, allocate_grouped, organize
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.job import INQUEUE
 from services.scheduler.api.resources import BoolVec
+from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
 
@@ -54,6 +57,7 @@ class Allocate:
         queues = LiveQueue(ssn.queue_order_key, (ssn.queues[q] for q in sorted(by_queue)))
         placer = Placer(ssn)
         pending: dict[str, list[TaskInfo]] = {}
+        sheets: dict[str, Worksheet] = {}
         while queues:
             queue = queues.pop()
             overused = ssn.overused(queue)
@@ -65,6 +69,13 @@ class Allocate:
             if not jobs:
                 continue
             job = jobs.pop()
+            if isinstance(job, GroupedJobInfo):
+                if job.key not in sheets:
+                    sheets[job.key] = organize(ssn, job)
+                if allocate_grouped(ssn, placer, queue, job, sheets[job.key]):
+                    jobs.push(job)
+                queues.push(queue)
+                continue
             if job.key not in pending:
                 pending[job.key] = pending_tasks(ssn, job, best_effort=False)
             topology = ssn.topology

@@ -21,6 +21,7 @@ from services.scheduler.api import JobInfo, NodeTable, QueueInfo, TaskInfo
 from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec, FloatVec
 from services.scheduler.api.status import Status
+from services.scheduler.api.sub_job import SubJobInfo
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
@@ -52,8 +53,24 @@ VictimTasksFn = Callable[[Sequence[TaskInfo]], list[TaskInfo]]
 # (job, HyperNode to search under) -> the eligible HyperNodes grouped by tier, lowest first
 # (Volcano's ``HyperNodeGradientForJobFn``).
 HyperNodeGradientFn = Callable[[JobInfo, str], list[list[str]]]
-# (job, candidate HyperNodes) -> score per HyperNode (Volcano's ``HyperNodeOrderFn``).
-HyperNodeOrderFn = Callable[[JobInfo, Sequence[str]], dict[str, float]]
+# (sub-job, HyperNode to search under) -> its eligible HyperNodes by tier, lowest first
+# (Volcano's ``HyperNodeGradientForSubJobFn``).
+SubJobGradientFn = Callable[[SubJobInfo, str], list[list[str]]]
+SubJobCheck = Callable[[SubJobInfo], bool]
+SubJobVoteFn = Callable[[SubJobInfo], "Verdict"]
+SubJobOrderKey = Callable[[SubJobInfo], float | tuple[float, ...]]
+
+
+class TaskGroup(Protocol):
+    """What HyperNode scores read of a job or a sub-job (upstream scores a sub-job; a job
+    without ``subGroupPolicy`` is its own one sub-job)."""
+
+    @property
+    def tasks(self) -> dict[str, TaskInfo]: ...
+
+
+# (job or sub-job, candidate HyperNodes) -> score per HyperNode (Volcano's ``HyperNodeOrderFn``).
+HyperNodeOrderFn = Callable[[TaskGroup, Sequence[str]], dict[str, float]]
 
 
 class EvictionKind(enum.Enum):

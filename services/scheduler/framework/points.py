@@ -83,6 +83,16 @@ class ExtensionPoints:
         self.hyper_node_order = ExtensionPoint[ext.HyperNodeOrderFn](
             "hyper_node_order", "enabledHyperNodeOrder"
         )
+        self.sub_job_ready = ExtensionPoint[ext.SubJobCheck]("sub_job_ready", "enabledSubJobReady")
+        self.sub_job_pipelined = ExtensionPoint[ext.SubJobVoteFn](
+            "sub_job_pipelined", "enabledSubJobPipelined"
+        )
+        self.sub_job_order = ExtensionPoint[ext.SubJobOrderKey](
+            "sub_job_order", "enabledSubJobOrder"
+        )
+        self.hyper_node_gradient_for_sub_job = ExtensionPoint[ext.SubJobGradientFn](
+            "hyper_node_gradient_for_sub_job", "enabledHyperNodeGradient"
+        )
         self.on_allocate = ExtensionPoint[ext.TaskEvent]("on_allocate", None)
         self.on_deallocate = ExtensionPoint[ext.TaskEvent]("on_deallocate", None)
 

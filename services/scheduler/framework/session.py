@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, TaskInfo, TaskStatus
 from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.status import Status
+from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.conf import PluginOption
 from services.scheduler.framework import extension as ext
 from services.scheduler.framework.points import ExtensionPoint, ExtensionPoints
@@ -104,6 +105,32 @@ class Session:
             if tier:
                 return True
         return False
+
+    # -- sub-jobs (``subGroupPolicy``) ------------------------------------------------------
+    def sub_job_ready(self, job: JobInfo, sub: SubJobInfo) -> bool:
+        """Volcano's ``SubJobReady``: a job without policies is its own sub-job."""
+        if not isinstance(job, GroupedJobInfo):
+            return self.job_ready(job)
+        return all(fn(sub) for fn in self.points.sub_job_ready.all)
+
+    def sub_job_pipelined(self, job: JobInfo, sub: SubJobInfo) -> bool:
+        """Volcano's ``SubJobPipelined``: tiered votes, as ``job_pipelined``."""
+        if not isinstance(job, GroupedJobInfo):
+            return self.job_pipelined(job)
+        for tier in self.points.sub_job_pipelined.tiers:
+            permitted = False
+            for fn in tier:
+                verdict: ext.Verdict = fn(sub)
+                if isinstance(verdict, Status):
+                    return False
+                permitted = permitted or verdict > 0
+            if permitted:
+                return True
+        return True
+
+    def sub_job_order_key(self, sub: SubJobInfo) -> tuple[Any, ...]:
+        """Volcano's ``SubJobOrderFn``: plugin keys, then the match index, then the uid."""
+        return (*(fn(sub) for fn in self.points.sub_job_order.all), sub.match_index, sub.uid)
 
     def job_enqueueable(self, job: JobInfo) -> bool:
         return self._vote(self.points.job_enqueueable, job, record=True)
@@ -245,11 +272,21 @@ class Session:
             return fn(job, hyper_node)
         return [[hyper_node]]
 
-    def hyper_node_scores(self, job: JobInfo, candidates: Sequence[str]) -> dict[str, float]:
-        """Every enabled plugin's HyperNode scores, summed (0 without any)."""
+    def hyper_node_gradient_for_sub_job(self, sub: SubJobInfo, hyper_node: str) -> list[list[str]]:
+        """Volcano's ``HyperNodeGradientForSubJobFn``: the first enabled plugin's gradients,
+        else only ``hyper_node``."""
+        for fn in self.points.hyper_node_gradient_for_sub_job.all:
+            return fn(sub, hyper_node)
+        return [[hyper_node]]
+
+    def hyper_node_scores(
+        self, group: ext.TaskGroup, candidates: Sequence[str]
+    ) -> dict[str, float]:
+        """Every enabled plugin's HyperNode scores for a job or sub-job, summed (0 without
+        any)."""
         total = dict.fromkeys(candidates, 0.0)
         for fn in self.points.hyper_node_order.all:
-            for name, score in fn(job, candidates).items():
+            for name, score in fn(group, candidates).items():
                 total[name] = total.get(name, 0.0) + score
         return total
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo, TaskInfo
 from services.scheduler.api.status import Code, Status
+from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
 from services.scheduler.framework.closing import (
     SCHEDULED,
@@ -58,6 +59,13 @@ def _valid(job: JobInfo) -> Status | None:
             message=f"not enough valid pods of each task for gang-scheduling: {short}",
             plugin=NAME,
         )
+    if isinstance(job, GroupedJobInfo) and not job.sub_jobs_valid():
+        return Status(
+            code=Code.UNRESOLVABLE,
+            reason="NotEnoughPodsOfTask",
+            message="Not enough valid subGroups of each task for gang-scheduling",
+            plugin=NAME,
+        )
     valid = job.valid_task_num()
     if valid < job.min_available:
         return Status(
@@ -77,16 +85,37 @@ def _order(job: JobInfo) -> float:
 
 
 def _ready(job: JobInfo) -> bool:
-    return job.is_ready() and _roles_meet(job, _READY, best_effort=True)
+    if not (job.is_ready() and _roles_meet(job, _READY, best_effort=True)):
+        return False
+    return not isinstance(job, GroupedJobInfo) or job.sub_jobs_ready()
 
 
 def _pipelined(job: JobInfo) -> Verdict:
     occupied = job.ready_task_num() + job.waiting_task_num()
-    if occupied >= job.min_available and _roles_meet(job, _PIPELINED, best_effort=False):
+    if (
+        occupied >= job.min_available
+        and _roles_meet(job, _PIPELINED, best_effort=False)
+        and (not isinstance(job, GroupedJobInfo) or job.sub_jobs_pipelined())
+    ):
         return PERMIT
     return Status(
         reason="GangNotPipelined",
         message=f"{occupied}/{job.min_available} tasks placed or pipelined",
+        plugin=NAME,
+    )
+
+
+def _sub_job_order(sub: SubJobInfo) -> float:
+    """Sub-jobs not yet ready first."""
+    return 1.0 if sub.is_ready() else 0.0
+
+
+def _sub_job_pipelined(sub: SubJobInfo) -> Verdict:
+    if sub.is_pipelined():
+        return PERMIT
+    return Status(
+        reason="SubGroupNotPipelined",
+        message=f"sub-group {sub.uid} is not pipelined (minAvailable {sub.min_available})",
         plugin=NAME,
     )
 
@@ -112,6 +141,9 @@ class GangPlugin(BasePlugin):
         ssn.points.job_ready.add(NAME, _ready)
         ssn.points.job_pipelined.add(NAME, _pipelined)
         ssn.points.job_starving.add(NAME, _starving)
+        ssn.points.sub_job_order.add(NAME, _sub_job_order)
+        ssn.points.sub_job_ready.add(NAME, SubJobInfo.is_ready)
+        ssn.points.sub_job_pipelined.add(NAME, _sub_job_pipelined)
         ssn.points.preemptable.add(NAME, self.victims)
         ssn.points.reclaimable.add(NAME, self.victims)
         ssn.points.unified_evictable.add(NAME, _every_candidate)

@@ -16,6 +16,12 @@ With HyperNodes in the cluster it registers, as upstream:
   .enable``) the HyperNode binpacking score of each tier holding the node, weighted by
   ``hypernode.binpack.normal-pod.fading`` ^ (tier - 1); both times 100 * ``weight``.
 
+A job with a ``subGroupPolicy`` is scored per sub-job, as upstream scores every job: HyperNode
+scores and the task share over the sub-job's tasks, node scores by LCA closeness for tasks of a
+sub-job with a network topology (to the HyperNode that sub-job spans) and as other pods'
+otherwise; a hard sub-job gets gradients under its job's HyperNode from its own tier,
+allocated HyperNode and pending request.
+
 Without HyperNodes it registers nothing: upstream's scores are then one value for every node.
 ``hypernode.gradient.evict.max-hypernodes`` is read; Shoal's gang eviction actions search no
 HyperNode gradients, so it has no effect.
@@ -34,7 +40,8 @@ import numpy.typing as npt
 from services.scheduler.api import JobInfo, NodeTable, TaskInfo
 from services.scheduler.api.hypernodes import HyperNodeTree
 from services.scheduler.api.resources import FloatVec, less_equal
-from services.scheduler.framework.extension import Rows
+from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
+from services.scheduler.framework.extension import Rows, TaskGroup
 from services.scheduler.framework.topology import Topology
 from services.scheduler.plugins.base import Arguments, BasePlugin
 from shared.resources import CPU, MEMORY
@@ -99,6 +106,8 @@ class NetworkTopologyAware(BasePlugin):
         self.min_tier, self.max_tier = self.tree.tiers[0], self.tree.tiers[-1]
         self._cache(ssn.nodes)
         ssn.points.hyper_node_gradient.add(NAME, self.gradients)
+        ssn.points.hyper_node_gradient_for_sub_job.add(NAME, self.sub_job_gradients)
+        self.grouped = {k: j for k, j in ssn.jobs.items() if isinstance(j, GroupedJobInfo)}
         ssn.points.hyper_node_order.add(NAME, self.hyper_node_scores)
         ssn.points.node_order.add(NAME, self)
         ssn.points.on_allocate.add(NAME, self._allocated)
@@ -163,11 +172,22 @@ class NetworkTopologyAware(BasePlugin):
         constraint = self.topology.jobs.get(job.key)
         if constraint is None or constraint.highest_tier is None:
             return [[hyper_node]]
-        highest, allocated = constraint.highest_tier, constraint.allocated
+        return self._gradients(
+            hyper_node, constraint.highest_tier, constraint.allocated, job.min_resources
+        )
+
+    def sub_job_gradients(self, sub: SubJobInfo, hyper_node: str) -> list[list[str]]:
+        if sub.highest_tier is None:
+            return [[hyper_node]]
+        minimum = sub.min_resources(self.allocatable.shape[1])
+        return self._gradients(hyper_node, sub.highest_tier, sub.allocated, minimum)
+
+    def _gradients(
+        self, hyper_node: str, highest: int, allocated: str, minimum: FloatVec | None
+    ) -> list[list[str]]:
         root = self._search_root(hyper_node, highest, allocated)
         if not root:
             return []
-        minimum = job.min_resources
         eligible: dict[int, list[str]] = {}
         queue, seen = deque([root]), {root}
         while queue:
@@ -205,16 +225,16 @@ class NetworkTopologyAware(BasePlugin):
         return less_equal(minimum, self.idle[i]) or less_equal(minimum, self.future[i])
 
     # -- HyperNode scores ----------------------------------------------------------------
-    def hyper_node_scores(self, job: JobInfo, candidates: Sequence[str]) -> dict[str, float]:
+    def hyper_node_scores(self, group: TaskGroup, candidates: Sequence[str]) -> dict[str, float]:
         request = np.zeros(self.allocatable.shape[1])
-        for task in job.tasks.values():
+        for task in group.tasks.values():
             request += task.request
         scores = {name: self._binpack(self.index[name], request) for name in candidates}
         best = max(scores.values(), default=0.0)
         tied = [name for name, score in scores.items() if score == best]
         if len(tied) > 1:
             for name in tied:
-                scores[name] += self._task_share(job, name)
+                scores[name] += self._task_share(group, name)
         return {name: MAX_NODE_SCORE * self.weight * s for name, s in scores.items()}
 
     def _binpack(self, i: int, request: FloatVec) -> float:
@@ -232,11 +252,12 @@ class NetworkTopologyAware(BasePlugin):
             weight_sum += weight
         return total / weight_sum if weight_sum > 0 else 0.0
 
-    def _task_share(self, job: JobInfo, name: str) -> float:
-        if not job.tasks:
+    def _task_share(self, group: TaskGroup, name: str) -> float:
+        tasks = group.tasks
+        if not tasks:
             return 0.0
         rows = self.tree.infos[name].rows
-        return sum(1 for t in job.tasks.values() if t.node in rows) / len(job.tasks)
+        return sum(1 for t in tasks.values() if t.node in rows) / len(tasks)
 
     # -- node scores ---------------------------------------------------------------------
     def row_local(self, task: TaskInfo) -> bool:
@@ -247,16 +268,28 @@ class NetworkTopologyAware(BasePlugin):
 
     def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
         picked = np.arange(len(nodes))[rows]
-        if task.job in self.topology.jobs:
-            raw = self._topology_scores(task, picked)
+        grouped = self.grouped.get(task.job) if self.grouped else None
+        if grouped is not None:
+            sub = grouped.sub_job_of[task.key]
+            if sub.network_topology is not None:
+                allocated = self.topology.placing.get(sub.uid, "")
+                raw = self._topology_scores(picked, allocated, sub.tasks)
+            elif self.normal_pods:
+                raw = self._normal_scores(task, picked)
+            else:
+                raw = np.zeros(len(picked))
+        elif task.job in self.topology.jobs:
+            allocated = self.topology.placing.get(task.job, "")
+            raw = self._topology_scores(picked, allocated, self.ssn.jobs[task.job].tasks)
         elif self.normal_pods:
             raw = self._normal_scores(task, picked)
         else:
             raw = np.zeros(len(picked))
         return MAX_NODE_SCORE * self.weight * raw
 
-    def _topology_scores(self, task: TaskInfo, rows: npt.NDArray[np.intp]) -> FloatVec:
-        allocated = self.topology.placing.get(task.job, "")
+    def _topology_scores(
+        self, rows: npt.NDArray[np.intp], allocated: str, tasks: dict[str, TaskInfo]
+    ) -> FloatVec:
         if not allocated:
             return np.zeros(len(rows))
         leaf = self.leaf_index[rows]
@@ -268,12 +301,11 @@ class NetworkTopologyAware(BasePlugin):
         if len(rows) > 1:
             tied = out == out.max()
             if np.count_nonzero(tied) > 1:
-                job = self.ssn.jobs[task.job]
                 share = np.zeros(none + 1)
-                for other in job.tasks.values():
+                for other in tasks.values():
                     if other.node >= 0:
                         share[self.containing[other.node]] += 1.0
-                out = out + np.where(tied, share[leaf] / len(job.tasks), 0.0)
+                out = out + np.where(tied, share[leaf] / len(tasks), 0.0)
         return out
 
     def _closeness(self, leaf: str, allocated: str) -> float:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo, TaskInfo
+from services.scheduler.api.sub_job import SubJobInfo
 from services.scheduler.framework.extension import PERMIT, EvictionContext, EvictionKind
 from services.scheduler.plugins.base import Arguments, BasePlugin
 
@@ -22,6 +23,7 @@ class PriorityPlugin(BasePlugin):
         self.ssn = ssn
         ssn.points.job_order.add(NAME, _job_key)
         ssn.points.task_order.add(NAME, _task_key)
+        ssn.points.sub_job_order.add(NAME, _sub_job_key)
         ssn.points.preemptable.add(NAME, self.preemptable)
         ssn.points.unified_evictable.add(NAME, self.unified_evictable)
         ssn.points.job_starving.add(NAME, _starving)
@@ -54,6 +56,11 @@ class PriorityPlugin(BasePlugin):
 
 def _job_key(job: JobInfo) -> float:
     return -float(job.priority)
+
+
+def _sub_job_key(sub: SubJobInfo) -> float:
+    """Sub-jobs of higher priority (their highest task priority) first."""
+    return -float(sub.priority)
 
 
 def _task_key(task: TaskInfo) -> float:
