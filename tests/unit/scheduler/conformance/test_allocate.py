@@ -4,9 +4,10 @@
 (their rows are in ``allocate_network_topology_rows.py``), one row per upstream case, same
 objects, same tiers.
 
-Not expressible (listed in docs/compatibility.md):
-``TestAllocateWithPartitionPolicyNetworkTopology``
-(``subGroupPolicy`` sub-jobs, which Shoal does not have) and the nomination tests
+``TestAllocateWithPartitionPolicyNetworkTopology`` (``subGroupPolicy`` sub-jobs) has its rows
+in ``allocate_sub_group_rows.py``.
+
+Not expressible (listed in docs/compatibility.md): the nomination tests
 (``NominatedHyperNode``, set by gangpreempt/gangreclaim upstream), ``TestAllocateWithPVC``
 (volume binding), ``TestAllocateWithDRA`` (DRA claims), ``TestParseArgs`` and the worksheet
 tests (internal structures).
@@ -22,6 +23,7 @@ from tests.unit.scheduler.conformance.allocate_network_topology_rows import (
     NETWORK_TOPOLOGY_CASES,
     NODE_LEVEL_SCORE_CASES,
 )
+from tests.unit.scheduler.conformance.allocate_sub_group_rows import SUBGROUP_CASES
 from tests.unit.scheduler.conformance.upstream import (
     Case,
     build_node,
@@ -424,3 +426,25 @@ def test_node_level_score_with_network_topologies(case: Case) -> None:
 @pytest.mark.parametrize("case", HYPERNODE_BINPACK_CASES, ids=lambda c: c.name)
 def test_hyper_node_binpack_with_network_topologies(case: Case) -> None:
     check(case, tiers_conf("allocate", NETWORK_TOPOLOGY_TIERS))
+
+
+SUBGROUP_TIERS = [
+    [
+        plugin_option(
+            "gang",
+            "enableJobOrder",
+            "enableJobReady",
+            "enableJobPipelined",
+            "enableJobStarving",
+            "enabledSubJobReady",
+            "enabledSubJobOrder",
+        ),
+        plugin_option("predicates", "enablePredicate"),
+        _NETWORK_TOPOLOGY,
+    ]
+]
+
+
+@pytest.mark.parametrize("case", SUBGROUP_CASES, ids=lambda c: c.name)
+def test_allocate_with_partition_policy_network_topology(case: Case) -> None:
+    check(case, tiers_conf("allocate", SUBGROUP_TIERS))

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from services.scheduler.api.hypernodes import TOP
+from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.framework.session import Session
 from services.scheduler.plugins.network_topology_aware import NAME, NetworkTopologyAware, new
 from shared.models import HyperNode, Model
@@ -109,7 +110,10 @@ def _node_scores(row: PluginRow, switches: tuple[str, ...]) -> dict[str, float]:
     task = min((t for t in job.pending_tasks()), key=lambda t: t.key)
     assert ssn.topology is not None
     annotation = job.pod_group.metadata.annotations.get(JOB_ALLOCATED_HYPERNODE, "")
-    if job.key in ssn.topology.jobs:
+    if isinstance(job, GroupedJobInfo):
+        # Upstream's ``task.JobAllocatedHyperNode``: the HyperNode the task's sub-job spans.
+        ssn.topology.placing[job.sub_job_of[task.key].uid] = annotation
+    elif job.key in ssn.topology.jobs:
         ssn.topology.placing[job.key] = annotation
     names = row.nodes if row.nodes is not None else ssn.nodes.names
     rows = np.array([ssn.nodes.index[n] for n in names], dtype=np.intp)

@@ -24,7 +24,7 @@ from services.scheduler.framework.session import Session
 from services.scheduler.plugins import default_plugins
 from services.scheduler.snapshot import Snapshot, build_cluster
 from shared.models import HyperNode, Model, Node, Pod, PodGroup, PriorityClass, Queue
-from shared.models.volcano import JOB_ALLOCATED_HYPERNODE
+from shared.models.volcano import JOB_ALLOCATED_HYPERNODE, PodGroupSpec
 from tests.unit.scheduler.builders import NOW, schedule
 
 PREEMPTABLE = "volcano.sh/preemptable"
@@ -267,8 +267,39 @@ def build_pod_group_using_network_topologies_with_tier_name(
 def build_sub_group_policy(
     name: str, match_label_keys: list[str], mode: str, highest_tier_allowed: int
 ) -> dict[str, Any]:
-    """``BuildSubGroupPolicy`` (kept for the row to read as upstream's; see below)."""
-    return {"name": name, "matchLabelKeys": match_label_keys, "mode": mode}
+    """``BuildSubGroupPolicy``: a sub-group size of 1."""
+    return build_sub_group_policy_with_sub_group_size(
+        name, match_label_keys, mode, highest_tier_allowed, 1
+    )
+
+
+def build_sub_group_policy_with_sub_group_size(
+    name: str, match_label_keys: list[str], mode: str, highest_tier_allowed: int, size: int
+) -> dict[str, Any]:
+    """``BuildSubGroupPolicyWithSubGroupSize``: no minimum of sub-groups."""
+    return build_sub_group_policy_with_min_sub_groups(
+        name, match_label_keys, mode, highest_tier_allowed, size, 0
+    )
+
+
+def build_sub_group_policy_with_min_sub_groups(
+    name: str,
+    match_label_keys: list[str],
+    mode: str,
+    highest_tier_allowed: int,
+    size: int,
+    min_sub_groups: int,
+) -> dict[str, Any]:
+    """``BuildSubGroupPolicyWithMinSubGroups``: a network topology only with a mode."""
+    policy: dict[str, Any] = {
+        "name": name,
+        "subGroupSize": size,
+        "minSubGroups": min_sub_groups,
+        "matchLabelKeys": match_label_keys,
+    }
+    if mode:
+        policy["networkTopology"] = {"mode": mode, "highestTierAllowed": highest_tier_allowed}
+    return policy
 
 
 def build_pod_group_with_sub_group_policy(
@@ -283,19 +314,25 @@ def build_pod_group_with_sub_group_policy(
     highest_tier_allowed: int,
     policies: list[dict[str, Any]],
 ) -> PodGroup:
-    """``BuildPodGroupWithSubGroupPolicy``. Shoal has no sub-groups; the rows using it group
-    every pod of the job into one sub-job (one ``volcano.sh/task-spec`` value), which is the
-    job itself, so the PodGroup's own ``networkTopology`` stands for it."""
-    return build_pod_group_with_network_topologies(
-        name,
-        namespace,
-        hyper_node_name,
-        queue,
-        min_member,
-        task_min_member,
-        phase,
-        mode,
-        highest_tier_allowed,
+    """``BuildPodGroupWithSubGroupPolicy``: the PodGroup's network topology only with a
+    mode."""
+    if mode:
+        pg = build_pod_group_with_network_topologies(
+            name,
+            namespace,
+            hyper_node_name,
+            queue,
+            min_member,
+            task_min_member,
+            phase,
+            mode,
+            highest_tier_allowed,
+        )
+    else:
+        pg = build_pod_group(name, namespace, queue, min_member, task_min_member, phase)
+    spec = msgspec.convert({"subGroupPolicy": policies}, PodGroupSpec)
+    return msgspec.structs.replace(
+        pg, spec=msgspec.structs.replace(pg.spec, subGroupPolicy=spec.subGroupPolicy)
     )
 
 
