@@ -26,6 +26,9 @@ JOB_VERSION_KEY = "volcano.sh/job-version"
 QUEUE_NAME_KEY = "volcano.sh/queue-name"
 TASK_INDEX_KEY = "volcano.sh/task-index"
 JOB_RETRY_COUNT_KEY = "volcano.sh/job-retry-count"
+# A task pod's partition (index // partitionSize) under a task's partitionPolicy (upstream
+# ``batch.TaskPartitionID``): the label its PodGroup's subGroupPolicy groups pods by.
+PARTITION_ID_KEY = "volcano.sh/partition-id"
 
 
 # PodGroup ``spec.networkTopology.mode`` values (upstream ``NetworkTopologyMode``); the CRD

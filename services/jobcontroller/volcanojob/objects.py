@@ -20,9 +20,11 @@ from shared.models.volcano import (
     JOB_NAMESPACE_KEY,
     JOB_RETRY_COUNT_KEY,
     JOB_VERSION_KEY,
+    PARTITION_ID_KEY,
     QUEUE_NAME_KEY,
     TASK_INDEX_KEY,
     TASK_SPEC_KEY,
+    SubGroupPolicySpec,
 )
 from shared.resources import EMPTY, Resources, spec_requests
 
@@ -85,6 +87,9 @@ def build_pod(
     for key in _INHERITED_LABELS:
         if key in job.labels:
             labels[key] = job.labels[key]
+    if task.partition_size is not None:
+        size = task.partition_size
+        labels[PARTITION_ID_KEY] = str(index // size if size > 0 else 0)
     pod: Json = {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -153,10 +158,31 @@ def build_podgroup(job: JobView) -> Json:
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
         "metadata": metadata,
-        "spec": {**podgroup_spec(job), **network_topology(job)},
+        "spec": {**podgroup_spec(job), **network_topology(job), **sub_group_policy(job)},
     }
 
 
 def network_topology(job: JobView) -> Json:
     """Set when the PodGroup is created only, as upstream (a later change is not patched)."""
     return {"networkTopology": job.network_topology} if job.network_topology else {}
+
+
+def sub_group_policy(job: JobView) -> Json:
+    """The tasks' partition policies as the PodGroup's ``subGroupPolicy`` (upstream
+    ``setPgSubGroupPolicy``)."""
+    policies = [task.sub_group_policy for task in job.tasks if task.sub_group_policy]
+    return {"subGroupPolicy": policies} if policies else {}
+
+
+def sub_group_policy_changed(job: JobView, have: list[SubGroupPolicySpec]) -> bool:
+    """Upstream ``updatePgSubGroupPolicy``: a task lost its partition policy, or a task's
+    policy differs from the PodGroup's of that name."""
+    old = {policy.name: policy for policy in have}
+    for task in job.tasks:
+        if task.sub_group_policy is None:
+            if task.name in old:
+                return True
+            continue
+        if convert(task.sub_group_policy, SubGroupPolicySpec) != old.get(task.name):
+            return True
+    return False

@@ -16,7 +16,13 @@ import msgspec
 
 from services.jobcontroller.core import Actions, Observed, Patch, editable_copy
 from services.jobcontroller.volcanojob import states
-from services.jobcontroller.volcanojob.objects import build_pod, build_podgroup, podgroup_spec
+from services.jobcontroller.volcanojob.objects import (
+    build_pod,
+    build_podgroup,
+    podgroup_spec,
+    sub_group_policy,
+    sub_group_policy_changed,
+)
 from services.jobcontroller.volcanojob.plugins import (
     Plugin,
     build_plugins,
@@ -371,6 +377,9 @@ def _ensure_podgroup(sync: _Sync) -> None:
         and (have.priorityClassName or None) == want.get("priorityClassName")
         and Resources.from_list(have.minResources) == Resources.from_list(want["minResources"])
     )
+    if sub_group_policy_changed(job, have.subGroupPolicy):
+        want["subGroupPolicy"] = sub_group_policy(job).get("subGroupPolicy")
+        same = False
     if not same:
         patch: Json = {"spec": {**want, "priorityClassName": want.get("priorityClassName")}}
         key = namespaced_key(job.namespace, pg.metadata.name)

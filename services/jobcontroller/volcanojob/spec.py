@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from shared.errors import UserError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import VOLCANO_SCHEDULER_NAME
-from shared.models import Json, VolcanoJob
-from shared.models.volcano import MAX_REPLICAS, LifecyclePolicy, TaskSpec, VolcanoJobSpec
+from shared.models import Json, VolcanoJob, convert
+from shared.models.volcano import (
+    MAX_REPLICAS,
+    PARTITION_ID_KEY,
+    TASK_SPEC_KEY,
+    LifecyclePolicy,
+    NetworkTopologySpec,
+    TaskSpec,
+    VolcanoJobSpec,
+)
 
 DEFAULT_QUEUE = "default"
 DEFAULT_MAX_RETRY = 3
@@ -38,6 +46,10 @@ class Task:
     # The PodGroup's minTaskMember for this task (``getMinTaskMember``): minAvailable, else
     # partitionPolicy's minPartitions x partitionSize, else replicas.
     min_task_member: int = 0
+    # ``partitionPolicy``: the PodGroup's subGroupPolicy for this task and the pods per
+    # partition (upstream ``getSubGroupPolicy`` and the partition-id label); None without one.
+    sub_group_policy: Json | None = None
+    partition_size: int | None = None
 
     def pod_spec(self) -> Json:
         spec = self.template.get("spec")
@@ -132,6 +144,8 @@ def job_view(job: VolcanoJob) -> JobView:
             depends_on=_depends_on(task.dependsOn),
             depends_on_any=(task.dependsOn or {}).get("iteration") == "Any",
             min_task_member=_min_task_member(task),
+            sub_group_policy=_sub_group_policy(task),
+            partition_size=_partition_size(task),
         )
         for task in spec.tasks
     )
@@ -155,6 +169,40 @@ def job_view(job: VolcanoJob) -> JobView:
         ttl_seconds_after_finished=spec.ttlSecondsAfterFinished,
         network_topology=_network_topology(spec),
     )
+
+
+def _partition_size(task: TaskSpec) -> int | None:
+    if task.partitionPolicy is None:
+        return None
+    size = task.partitionPolicy.get("partitionSize")
+    return size if isinstance(size, int) else 0
+
+
+def _sub_group_policy(task: TaskSpec) -> Json | None:
+    """Upstream ``getSubGroupPolicy``: a sub-group per partition of the task's pods (by the
+    task-spec label and the partition-id label key), sized ``partitionSize``, at least
+    ``minPartitions`` of them, with the partition's network topology copied as it is."""
+    partitions = task.partitionPolicy
+    if partitions is None:
+        return None
+    size, minimum = partitions.get("partitionSize"), partitions.get("minPartitions")
+    policy: Json = {
+        "name": task.name,
+        "subGroupSize": size if isinstance(size, int) else 0,
+        "minSubGroups": minimum if isinstance(minimum, int) else 0,
+        "labelSelector": {"matchLabels": {TASK_SPEC_KEY: task.name}},
+        "matchLabelKeys": [PARTITION_ID_KEY],
+    }
+    raw = partitions.get("networkTopology")
+    if isinstance(raw, dict):
+        topology = convert(raw, NetworkTopologySpec, document=f"task {task.name} partitionPolicy")
+        copied: Json = {"mode": topology.mode}
+        if topology.highestTierAllowed is not None:
+            copied["highestTierAllowed"] = topology.highestTierAllowed
+        if topology.highestTierName:
+            copied["highestTierName"] = topology.highestTierName
+        policy["networkTopology"] = copied
+    return policy
 
 
 def _network_topology(spec: VolcanoJobSpec) -> Json | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from services.jobcontroller.core import Observed
@@ -208,3 +209,39 @@ def test_same_input_same_output() -> None:
     job = vcjob(phase="Running", plugins={"svc": [], "env": []})
     pods = [vcpod("master", 0, "Failed", exit_code=1)]
     assert run(job, pods) == run(job, pods)
+
+
+def test_partition_policy_becomes_the_podgroups_sub_group_policy() -> None:
+    """Upstream ``setPgSubGroupPolicy``, the partition-id label its pods carry, and
+    ``updatePgSubGroupPolicy`` once the policy changes."""
+    job = vcjob((("worker", 4),))
+    partition = {
+        "totalPartitions": 2,
+        "partitionSize": 2,
+        "networkTopology": {"highestTierName": "rack"},
+    }
+    job.spec.tasks[0] = msgspec.structs.replace(job.spec.tasks[0], partitionPolicy=partition)
+    pg = next(o for o in run(job, pg=None).create if o["kind"] == "PodGroup")
+    policy = {
+        "name": "worker",
+        "subGroupSize": 2,
+        "minSubGroups": 0,
+        "labelSelector": {"matchLabels": {"volcano.sh/task-spec": "worker"}},
+        "matchLabelKeys": ["volcano.sh/partition-id"],
+        "networkTopology": {"mode": "hard", "highestTierName": "rack"},
+    }
+    assert pg["spec"]["subGroupPolicy"] == [policy]
+    actions = run(job)
+    partitions = {
+        o["metadata"]["name"]: o["metadata"]["labels"].get("volcano.sh/partition-id")
+        for o in actions.create
+        if o["kind"] == "Pod"
+    }
+    assert {name[-1]: value for name, value in partitions.items()} == {
+        "0": "0",
+        "1": "0",
+        "2": "1",
+        "3": "1",
+    }
+    (patch,) = [p for p in actions.patch if p.kind == "PodGroup"]
+    assert patch.patch["spec"]["subGroupPolicy"] == [policy]

@@ -19,8 +19,8 @@ Not expressible (kept below as skipped rows, with the reason):
   PersistentVolumeClaims for ``spec.volumes`` (kubesim serves none).
 - ``TestDeleteJobPod`` — one API call of the I/O shell (a 404 is success), covered by
   ``tests/unit/jobcontroller/test_shell_executor.py``.
-- ``TestGetSubGroupPolicy`` (3) — the PodGroup's ``subGroupPolicy`` from ``partitionPolicy`` is
-  not modelled (see docs/compatibility.md, gang actions).
+
+``TestGetSubGroupPolicy`` reads the policy off the PodGroup the job's first sync creates.
 """
 
 from __future__ import annotations
@@ -159,6 +159,32 @@ def test_update_pod_group_if_job_update(
     assert patch.key == f"{NS}/{pg_name}"
     assert patch.patch["spec"]["priorityClassName"] == "new"
     assert patch.patch["spec"]["minTaskMember"] == want
+
+
+# -- TestGetSubGroupPolicy -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("replicas", "partition", "min_sub_groups", "size"),
+    [
+        pytest.param(6, {"totalPartitions": 2, "minPartitions": 1, "partitionSize": 3,
+                         "networkTopology": {"mode": "hard", "highestTierAllowed": 1}}, 1, 3,
+                     id="SubGroupPolicy with MinPartitions set"),
+        pytest.param(9, {"totalPartitions": 3, "minPartitions": 3, "partitionSize": 3}, 3, 3,
+                     id="SubGroupPolicy with MinPartitions equal to TotalPartitions"),
+        pytest.param(6, {"totalPartitions": 2, "minPartitions": 0, "partitionSize": 3}, 0, 3,
+                     id="SubGroupPolicy with MinPartitions not set"),
+    ],
+)  # fmt: skip
+def test_get_sub_group_policy(
+    replicas: int, partition: dict[str, Any], min_sub_groups: int, size: int
+) -> None:
+    actions = sync(job("job1", tasks=[task("task1", replicas, partitionPolicy=partition)]))
+    (group,) = [o for o in actions.create if o["kind"] == "PodGroup"]
+    (policy,) = group["spec"]["subGroupPolicy"]
+    assert (policy["subGroupSize"], policy["minSubGroups"]) == (size, min_sub_groups)
+    assert policy["labelSelector"]["matchLabels"]["volcano.sh/task-spec"] == "task1"
+    assert ("networkTopology" in policy) == ("networkTopology" in partition)
 
 
 # -- TestRecordPodGroupEvent --------------------------------------------------------------------
