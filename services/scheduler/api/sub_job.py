@@ -159,9 +159,9 @@ class GroupedJobInfo(JobInfo):
         """Upstream ``getOrCreateSubJob``: the first policy whose label keys the pod has."""
         labels = task.pod.metadata.labels
         for policy in self.pod_group.spec.subGroupPolicy:
-            values = _match_values(policy, labels)
+            values = match_values(policy, labels)
             if values:
-                uid = _sub_job_id(self.key, policy.name, values)
+                uid = sub_job_id(self.key, policy.name, values)
                 sub = self.sub_jobs.get(uid)
                 if sub is None:
                     sub = SubJobInfo(
@@ -221,7 +221,7 @@ def _gid(job: str, policy: str) -> str:
     return f"{job}/{policy}"
 
 
-def _match_values(policy: SubGroupPolicySpec, labels: dict[str, str]) -> list[str]:
+def match_values(policy: SubGroupPolicySpec, labels: dict[str, str]) -> list[str]:
     """Upstream ``getSubJobMatchValues``: the pod's values of the policy's keys (none if the
     selector does not match or a key is missing or empty)."""
     if policy.labelSelector is not None and not policy.labelSelector.matches(labels):
@@ -235,7 +235,7 @@ def _match_values(policy: SubGroupPolicySpec, labels: dict[str, str]) -> list[st
     return values
 
 
-def _sub_job_id(job: str, policy: str, values: list[str]) -> str:
+def sub_job_id(job: str, policy: str, values: list[str]) -> str:
     """Upstream ``getSubJobID``: the values joined by ``-``, hashed when too long."""
     joined = "-".join(values)
     if len(joined) > _MAX_ID:
