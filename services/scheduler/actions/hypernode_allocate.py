@@ -10,9 +10,9 @@ HyperNode, which bounds where its remaining tasks may go. While tasks are placed
 HyperNode they span so far is published on the session's topology for the plugin's node
 scores.
 
-Upstream splits a job into sub-jobs (``subGroupPolicy``) searched the same way inside the
-job's HyperNode; Shoal has no sub-groups, so a job is its one default sub-job and the two
-searches are one.
+Upstream searches a job's sub-jobs the same way inside the job's HyperNode; a job without a
+``subGroupPolicy`` is its one default sub-job, so here the two searches are one (a job with
+one goes through ``sub_job_allocate``).
 """
 
 from __future__ import annotations
