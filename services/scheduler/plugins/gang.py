@@ -84,8 +84,13 @@ def _order(job: JobInfo) -> float:
     return 1.0 if job.is_ready() else 0.0
 
 
+def _gang_ready(job: JobInfo) -> bool:
+    return job.is_ready() and _roles_meet(job, _READY, best_effort=True)
+
+
 def _ready(job: JobInfo) -> bool:
-    if not (job.is_ready() and _roles_meet(job, _READY, best_effort=True)):
+    """Also ``minSubGroups`` ready sub-jobs per policy (upstream ``CheckSubJobReady``)."""
+    if not _gang_ready(job):
         return False
     return not isinstance(job, GroupedJobInfo) or job.sub_jobs_ready()
 
@@ -166,7 +171,8 @@ class GangPlugin(BasePlugin):
             # yet has nothing to explain, unless another plugin held it back (why pending).
             if finished(job) or (not job.tasks and all(p == NAME for p in job.reasons)):
                 continue
-            ready = _ready(job)
+            # Upstream's close reads the job's gang only, not its sub-groups.
+            ready = _gang_ready(job)
             if not ready and releasing_holds_gang(job):
                 continue
             if ready:

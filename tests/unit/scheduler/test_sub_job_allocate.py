@@ -121,3 +121,20 @@ def test_default_conf_runs_sub_groups() -> None:
     pods = {"a1": "a", "a2": "a"}
     policy = {"name": "g", "matchLabelKeys": ["group"], "subGroupSize": 2}
     assert len(schedule(_objects(pods, policy, min_member=2), DEFAULT_CONF).binds) == 2
+
+
+def test_close_reads_the_gang_not_the_sub_groups() -> None:
+    """Upstream's gang close marks a job Scheduled once minMember tasks run, even while
+    another sub-group (here one that fits nowhere) keeps minSubGroups unmet."""
+    policy = {"name": "g", "matchLabelKeys": ["group"], "subGroupSize": 2, "minSubGroups": 2}
+    objects = _objects({"b1": "b", "b2": "b"}, policy, min_member=2, racks=False)
+    running = [
+        build_pod(
+            "c1", name, node, "Running", build_resource_list("2", "4G"), "pg1", {"group": "a"}, None
+        )
+        for name, node in (("a1", "n1"), ("a2", "n2"), ("a3", "n3"), ("a4", "n4"), ("a5", "n5"))
+    ]
+    result = schedule([*objects, *running], CONF)
+    assert result.binds == {}
+    (condition,) = result.pod_groups["c1/pg1"].conditions
+    assert (condition.type, condition.status) == ("Scheduled", "True")
