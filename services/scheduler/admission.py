@@ -147,7 +147,8 @@ class AdmissionState:
         fair = self.fair_sharing is not None
         updates = statuses(objects, result, format_rfc3339(now), fair_sharing=fair)
         decided = result.admitted.keys() | result.preempted.keys()
-        return result, self.pacing.select(updates, objects, decided, now)
+        workloads = {info.key: info.obj for info in result.workloads}
+        return result, self.pacing.select(updates, objects, workloads, decided, now)
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime

@@ -121,7 +121,9 @@ class _Run:
         self.fair_sharing = fair_sharing
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
-        self.result = AdmissionResult(pending=dict(inputs.unqueued), snapshot=inputs.snapshot)
+        self.result = AdmissionResult(
+            pending=dict(inputs.unqueued), snapshot=inputs.snapshot, workloads=inputs.workloads
+        )
         self.preempted: dict[str, AdmittedWorkload] = {}
         self.queues: list[Queue] = []
         self.reserved_in_cycle = False
@@ -133,7 +135,7 @@ class _Run:
         self.trees: dict[str, list[Queue]] = {}
         for name in sorted(inputs.queued):
             cq = self.snapshot.cluster_queues[name]
-            ordered = sorted(inputs.queued[name], key=lambda w: (-w.priority, w.timestamp, w.key))
+            ordered = sorted(inputs.queued[name], key=_queue_order)
             queue = Queue(cq, ordered)
             self.queues.append(queue)
             self.trees.setdefault(tree_of(cq), []).append(queue)
@@ -434,6 +436,10 @@ class _Run:
                     else f"waiting behind {head.key}, which is preempting in ClusterQueue "
                     f"{queue.cq.name}",
                 )
+
+
+def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
+    return info.queue_order
 
 
 def _usable(

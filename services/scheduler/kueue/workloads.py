@@ -74,6 +74,34 @@ class WorkloadInfo:
             [(ps.name, ps.count, ps.min_count, sorted(ps.named), ps.spec) for ps in self.podsets]
         )
 
+    # Facts of the object read by every run; an info lives as long as its object is
+    # unchanged (``ParsedWorkloads``), so each is found once per object, not once per run.
+
+    @cached_property
+    def queue_order(self) -> tuple[int, datetime, str]:
+        """Its place in its ClusterQueue: higher priority first, then the queue timestamp."""
+        return (-self.priority, self.timestamp, self.key)
+
+    @cached_property
+    def has_quota_reservation(self) -> bool:
+        return holds_quota(self.obj)
+
+    @cached_property
+    def shown_waiting(self) -> tuple[str, str] | None:
+        """The reason and message of its ``QuotaReserved=False`` condition when that is all
+        the condition says (type, status, reason, message and the transition time, as
+        ``set_condition`` writes it); else None."""
+        found = condition(self.obj, "QuotaReserved")
+        if found is None or found.status != "False":
+            return None
+        shown = msgspec.to_builtins(found)
+        if shown.keys() - {"lastTransitionTime"} != _SHOWN_WAITING:
+            return None
+        return shown["reason"], shown["message"]
+
+
+_SHOWN_WAITING = {"type", "status", "reason", "message"}
+
 
 @dataclass(frozen=True)
 class AdmittedWorkload:
