@@ -41,6 +41,7 @@ from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
 from services.scheduler.kueue.queueing import (
+    Judged,
     Queue,
     Verdict,
     quiet_cycles,
@@ -130,7 +131,8 @@ class _Run:
         self.reserved_for_cycle: list[tuple[ClusterQueueState, Usage]] = []
         # Verdicts by equivalence (``_nominate``) in the tree being settled, forgotten
         # whenever the snapshot's usage or the preempting set changes.
-        self.nominated: dict[tuple[object, ...], Verdict] = {}
+        self.nominated: dict[tuple[object, ...], Judged] = {}
+        self.by_time: dict[str, bool] = {}  # ClusterQueue → whether its policies compare ages
         # Queues by cohort tree: trees share no quota, so each settles on its own.
         self.trees: dict[str, list[Queue]] = {}
         for name in sorted(inputs.queued):
@@ -165,14 +167,14 @@ class _Run:
             if not heads or (max_cycles is not None and cycles >= max_cycles):
                 return cycles
             limit = None if max_cycles is None else max_cycles - cycles
-            quiet = 0
             if self.fair_sharing is None:  # (verdicts are not kept under fair sharing)
-                quiet = quiet_cycles([q for q, _ in heads], self._verdict_of, limit)
-            if quiet:
-                for queue, _ in heads:
-                    self._pass(queue, quiet)
-                cycles += quiet
-                continue
+                queued = [q for q, _ in heads]
+                quiet, runs = quiet_cycles(queued, self._judged, limit)
+                if quiet:
+                    for queue, run in zip(queued, runs, strict=True):
+                        self._pass(queue, run[:quiet])
+                    cycles += quiet
+                    continue
             cycles += 1
             entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
             by_cq = {q.cq.name: q for q, _ in heads}
@@ -209,15 +211,13 @@ class _Run:
     def _changed(self) -> None:
         self.nominated.clear()
 
-    def _pass(self, queue: Queue, cycles: int) -> None:
-        """Refuse the heads ``queue`` would refuse in ``cycles`` quiet cycles."""
-        for _ in range(cycles):
-            info = queue.workloads[queue.position]
-            verdict = self._verdict_of(info, queue.cq)
-            why = refusal(verdict)
+    def _pass(self, queue: Queue, heads: list[Judged]) -> None:
+        """Refuse the next ``heads`` of ``queue``, as the quiet cycles would."""
+        for verdict, why in heads:
+            key = queue.workloads[queue.position].key
             assert why is not None  # quiet_cycles saw it
-            self.result.no_fit.pop(info.key, None)
-            self._refuse(queue, info.key, verdict[0], verdict[3], why)
+            self.result.no_fit.pop(key, None)
+            self._refuse(queue, key, verdict[0], verdict[3], why)
 
     def _refuse(
         self,
@@ -242,25 +242,28 @@ class _Run:
         queue and the snapshot, so a BestEffortFIFO queue full of equal workloads assigns
         flavors and searches targets once per snapshot change, not once per workload (the
         result is the same; Kueue's SchedulingEquivalenceHashing skips them likewise)."""
-        assignment, targets, refusal, set_aside = self._verdict_of(info, cq)
-        return _Entry(info, cq, assignment, list(targets), refusal, set_aside)
+        assignment, targets, refused, set_aside = self._judged(info, cq)[0]
+        return _Entry(info, cq, assignment, list(targets), refused, set_aside)
 
-    def _verdict_of(self, info: WorkloadInfo, cq: ClusterQueueState) -> Verdict:
+    def _judged(self, info: WorkloadInfo, cq: ClusterQueueState) -> Judged:
+        """The head's verdict and its ``refusal``, shared by equivalent heads."""
         key = self._equivalence(info, cq)
-        verdict = self.nominated.get(key) if key is not None else None
-        if verdict is None:
+        judged = self.nominated.get(key) if key is not None else None
+        if judged is None:
             verdict = self._verdict(info, cq)
+            judged = (verdict, refusal(verdict))
             if key is not None:
-                self.nominated[key] = verdict
-        return verdict
+                self.nominated[key] = judged
+        return judged
 
     def _equivalence(self, info: WorkloadInfo, cq: ClusterQueueState) -> tuple[object, ...] | None:
         if self.fair_sharing is not None:
             return None  # fair preemption weighs the shares: not worth the risk
-        policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
-        by_time = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
-        timestamp = info.timestamp if by_time else None
-        return (cq.name, info.namespace, info.priority, timestamp, info.shape)
+        by_time = self.by_time.get(cq.name)
+        if by_time is None:
+            policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
+            by_time = self.by_time[cq.name] = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
+        return (cq.name, info.timestamp if by_time else None, info.equivalence)
 
     def _verdict(self, info: WorkloadInfo, cq: ClusterQueueState) -> Verdict:
         entry = _Entry(info, cq)

@@ -30,7 +30,10 @@ Verdict = tuple[Assignment | None, list[AdmittedWorkload], Status | None, bool]
 """A head's assignment, preemption targets, refusal (before quota) and set_aside (refused
 in a way that does not block even a StrictFIFO queue), as nominated."""
 
-VerdictOf = Callable[[WorkloadInfo, ClusterQueueState], Verdict]
+Judged = tuple[Verdict, Status | None]
+"""A verdict and its ``refusal``."""
+
+JudgedOf = Callable[[WorkloadInfo, ClusterQueueState], Judged]
 
 UNASSIGNED = Status(
     code=Code.UNSCHEDULABLE, reason="Unassigned", message="no assignment", plugin=PLUGIN
@@ -70,29 +73,34 @@ def refusal(verdict: Verdict) -> Status | None:
     return None
 
 
-def quiet_cycles(queues: Sequence[Queue], verdict_of: VerdictOf, limit: int | None) -> int:
+def quiet_cycles(
+    queues: Sequence[Queue], judged_of: JudgedOf, limit: int | None
+) -> tuple[int, list[list[Judged]]]:
     """How many of the next cycles only refuse the heads of ``queues`` (those with a head),
-    up to ``limit``; 0 when the next one may change something."""
+    up to ``limit`` (0 when the next one may change something), and for each queue the
+    judgements of its next heads (at least that many)."""
     for queue in queues:
-        if refusal(verdict_of(queue.workloads[queue.position], queue.cq)) is None:
-            return 0
+        if judged_of(queue.workloads[queue.position], queue.cq)[1] is None:
+            return 0, []
     most = max(len(q.workloads) - q.position for q in queues)
     if limit is not None:
         most = min(most, limit)
+    runs: list[list[Judged]] = []
     for queue in queues:
-        most = min(most, _quiet_run(queue, verdict_of, most))
-    return most
+        runs.append(_quiet_run(queue, judged_of, most))
+        most = min(most, len(runs[-1]))
+    return most, runs
 
 
-def _quiet_run(queue: Queue, verdict_of: VerdictOf, most: int) -> int:
-    """How many heads in a row, up to ``most``, ``queue`` refuses from now."""
+def _quiet_run(queue: Queue, judged_of: JudgedOf, most: int) -> list[Judged]:
+    """The heads in a row, up to ``most``, that ``queue`` refuses from now, judged."""
     strict = queue.cq.strategy == STRICT_FIFO
-    run = 0
+    run: list[Judged] = []
     for info in queue.workloads[queue.position : queue.position + most]:
-        verdict = verdict_of(info, queue.cq)
-        if refusal(verdict) is None:
+        judged = judged_of(info, queue.cq)
+        if judged[1] is None:
             return run
-        run += 1
-        if strict and not verdict[3]:
+        run.append(judged)
+        if strict and not judged[0][3]:
             return run  # its refusal blocks a StrictFIFO queue
     return run

@@ -117,7 +117,7 @@ def build(
         parsed.begin(priorities)
     seen: set[str] = set()
     for wl in of_kind(objects, Workload):
-        if is_finished(wl):
+        if (parsed is None or parsed.known(wl) is None) and is_finished(wl):
             continue
         if parsed is not None:
             info = parsed.info(wl, priorities=priorities, now=now, source=source)

@@ -74,6 +74,12 @@ class WorkloadInfo:
             [(ps.name, ps.count, ps.min_count, sorted(ps.named), ps.spec) for ps in self.podsets]
         )
 
+    @cached_property
+    def equivalence(self) -> tuple[str, int, bytes]:
+        """What equivalent heads of one queue share but their age: namespace, priority,
+        shape."""
+        return (self.namespace, self.priority, self.shape)
+
     # Facts of the object read by every run; an info lives as long as its object is
     # unchanged (``ParsedWorkloads``), so each is found once per object, not once per run.
 
@@ -259,6 +265,12 @@ class ParsedWorkloads:
         if self._priorities is None or not self._priorities.same(priorities):
             self._kept = {}
         self._priorities = priorities
+
+    def known(self, wl: Workload) -> WorkloadInfo | None:
+        """The info decoded for this very object by this run or the last one (so it is
+        not finished: finished ones are not decoded), else None."""
+        found = self._seen.get(id(wl)) or self._kept.get(id(wl))
+        return found[1] if found is not None and found[0] is wl else None
 
     def info(
         self, wl: Workload, *, priorities: Priorities, now: datetime, source: str

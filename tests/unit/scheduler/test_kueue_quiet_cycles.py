@@ -167,7 +167,7 @@ def test_quiet_cycles_in_one_go_decide_as_one_by_one(
 ) -> None:
     docs = scenario()
     at_once = _decide(docs, max_cycles)
-    monkeypatch.setattr(kueue_cycle, "quiet_cycles", lambda *_args: 0)
+    monkeypatch.setattr(kueue_cycle, "quiet_cycles", lambda *_args: (0, []))
     one_by_one = _decide(docs, max_cycles)
     assert at_once == one_by_one
     pending = at_once[1]
