@@ -118,7 +118,7 @@ def _facts(objects: KueueObjects, result: AdmissionResult, *, fair_sharing: bool
         # Kueue's IsAdmissible: what its queue manager keeps queued.
         if info.obj.spec.active is False or info.has_quota_reservation:
             continue
-        local = (info.namespace, info.queue_name or "")
+        local = info.local_queue
         target = open_queues.get(local)
         if target is None or info.key in admitted_now:
             continue

@@ -127,7 +127,7 @@ def build(
             raise ManifestError("duplicate Workload", document=document_of(wl, source))
         seen.add(info.key)
         inputs.workloads.append(info)
-        cq_name = local_queues.get((info.namespace, info.queue_name or ""))
+        cq_name = local_queues.get(info.local_queue)
         if info.has_quota_reservation:
             admission = wl.status.admission
             _add_admitted(inputs, info, admission.clusterQueue if admission else cq_name, source)

@@ -111,11 +111,13 @@ def _says_why(info: WorkloadInfo, result: AdmissionResult) -> bool:
     """Whether pending ``info`` already shows the reason and message it waits with (what it
     shows is a fact of the object, found once, not per run)."""
     why = result.pending.get(info.key)
+    if why is None or info.has_quota_reservation:
+        return False
+    shown = info.shown_waiting
     return (
-        why is not None
-        and not info.has_quota_reservation
-        and info.shown_waiting
-        == (quota_reserved_reason(info.key, result), why.message[:MAX_MESSAGE])
+        shown is not None
+        and shown[1] == why.message[:MAX_MESSAGE]
+        and shown[0] == quota_reserved_reason(info.key, result)
     )
 
 

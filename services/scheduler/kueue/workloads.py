@@ -75,6 +75,11 @@ class WorkloadInfo:
         )
 
     @cached_property
+    def local_queue(self) -> tuple[str, str]:
+        """(namespace, LocalQueue name)."""
+        return (self.namespace, self.queue_name or "")
+
+    @cached_property
     def equivalence(self) -> tuple[str, int, bytes]:
         """What equivalent heads of one queue share but their age: namespace, priority,
         shape."""
@@ -253,8 +258,11 @@ class ParsedWorkloads:
     is not decoded again; what a run did not see is forgotten at the next run."""
 
     def __init__(self) -> None:
-        self._kept: dict[int, tuple[Workload, WorkloadInfo]] = {}
-        self._seen: dict[int, tuple[Workload, WorkloadInfo]] = {}
+        # Object id → its info (whose ``obj`` is that object). No pair per entry: with
+        # thousands waiting, a new tuple per workload and run was most of what the
+        # garbage collector had to walk.
+        self._kept: dict[int, WorkloadInfo] = {}
+        self._seen: dict[int, WorkloadInfo] = {}
         self._priorities: Priorities | None = None
 
     def begin(self, priorities: Priorities) -> None:
@@ -270,18 +278,18 @@ class ParsedWorkloads:
         """The info decoded for this very object by this run or the last one (so it is
         not finished: finished ones are not decoded), else None."""
         found = self._seen.get(id(wl)) or self._kept.get(id(wl))
-        return found[1] if found is not None and found[0] is wl else None
+        return found if found is not None and found.obj is wl else None
 
     def info(
         self, wl: Workload, *, priorities: Priorities, now: datetime, source: str
     ) -> WorkloadInfo:
         found = self._kept.get(id(wl)) or self._seen.get(id(wl))
-        if found is not None and found[0] is wl:
-            info = found[1]
+        if found is not None and found.obj is wl:
+            info = found
         else:
             info = workload_info(wl, priorities=priorities, now=now, source=source)
         if wl.metadata.creationTimestamp:  # else its queue order is ``now``: decoded each run
-            self._seen[id(wl)] = (wl, info)
+            self._seen[id(wl)] = info
         return info
 
 
