@@ -16,7 +16,7 @@ object never stops admission for the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -75,6 +75,9 @@ class AdmissionState:
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
         self.parsed = ParsedWorkloads()
+        # Finished Workload objects seen by the last run, by id: they pile up (Kueue keeps
+        # them until their job is deleted), and each is looked at once, not every run.
+        self.finished: dict[int, Workload] = {}
 
     def has_work(self, cache: ObjectCache) -> bool:
         """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
@@ -84,9 +87,13 @@ class AdmissionState:
         """The Kueue objects of the cache with unconfirmed decided statuses applied. Finished
         Workloads are left out: admission and the queue counters skip them anyway, and they
         pile up (Kueue keeps them until their job is deleted)."""
-        workloads = (self._assume("Workload", key, o, now) for key, o in cache.items(WORKLOAD))
+        assumed = self.assumed
+        workloads = (
+            self._assume("Workload", key, o, now) if ("Workload", key) in assumed else o
+            for key, o in cache.items(WORKLOAD)
+        )
         found = KueueObjects(
-            workloads=[w for w in workloads if not is_finished(w)],
+            workloads=self._unfinished(workloads),
             cluster_queues=[
                 self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
             ],
@@ -96,12 +103,23 @@ class AdmissionState:
             flavors=list(cache.objects(RESOURCE_FLAVOR)),
             cohorts=[self._assume("Cohort", key, o, now) for key, o in cache.items(COHORT)],
         )
-        found.workloads = [w for w in found.workloads if not self._is_excluded("Workload", w)]
-        found.cluster_queues = [
-            q for q in found.cluster_queues if not self._is_excluded("ClusterQueue", q)
-        ]
-        found.cohorts = [c for c in found.cohorts if not self._is_excluded("Cohort", c)]
+        if self.excluded:
+            found.workloads = [w for w in found.workloads if not self._is_excluded("Workload", w)]
+            found.cluster_queues = [
+                q for q in found.cluster_queues if not self._is_excluded("ClusterQueue", q)
+            ]
+            found.cohorts = [c for c in found.cohorts if not self._is_excluded("Cohort", c)]
         return found
+
+    def _unfinished(self, workloads: Iterable[Workload]) -> list[Workload]:
+        last, self.finished = self.finished, {}
+        out: list[Workload] = []
+        for wl in workloads:
+            if self.parsed.known(wl) is None and (last.get(id(wl)) is wl or is_finished(wl)):
+                self.finished[id(wl)] = wl
+                continue
+            out.append(wl)
+        return out
 
     def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
         if not self.excluded:
@@ -147,7 +165,8 @@ class AdmissionState:
         fair = self.fair_sharing is not None
         updates = statuses(objects, result, format_rfc3339(now), fair_sharing=fair)
         decided = result.admitted.keys() | result.preempted.keys()
-        return result, self.pacing.select(updates, objects, decided, now)
+        workloads = {info.key: info.obj for info in result.workloads}
+        return result, self.pacing.select(updates, objects, workloads, decided, now)
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime

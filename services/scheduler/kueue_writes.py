@@ -24,14 +24,14 @@ Whatever is held back is decided again by the next cycle, so the last word is al
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate
 from shared.kube.conditions import same_ignoring_time
-from shared.models import Workload, object_key
+from shared.models import Workload
 
 Json = dict[str, Any]
 QUOTA_RESERVED = "QuotaReserved"
@@ -55,12 +55,12 @@ class StatusPacing:
         self,
         updates: Sequence[StatusUpdate],
         objects: KueueObjects,
+        workloads: Mapping[str, Workload],
         decided: Collection[str],
         now: float,
     ) -> list[StatusUpdate]:
-        """The updates to publish now, most urgent first; ``decided``: the Workloads this
-        run admitted or preempted."""
-        workloads = {object_key(w.metadata): w for w in objects.workloads}
+        """The updates to publish now, most urgent first; ``workloads``: the run's Workloads
+        by key; ``decided``: those it admitted or preempted."""
         queues: dict[tuple[str, str], Json] = {
             ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
         }

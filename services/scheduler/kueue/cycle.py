@@ -15,6 +15,10 @@ try, which is where Kueue settles when nothing else changes:
 - a head that no longer fits because of an earlier head of the same cycle is retried in the
   next cycle; one whose targets overlap an earlier head's is assigned again as if those were
   gone (and then waits for them when it fits).
+
+Cohort trees share no quota, so each tree settles on its own (``cycles`` counts the longest),
+and the cycles in which every head would be refused without changing anything are run in one
+go (``queueing``): the same verdicts, without a cycle per waiting workload.
 """
 
 from __future__ import annotations
@@ -36,6 +40,14 @@ from services.scheduler.kueue.model import (
 from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
+from services.scheduler.kueue.queueing import (
+    Judged,
+    Queue,
+    Verdict,
+    quiet_cycles,
+    refusal,
+    tree_of,
+)
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 from services.scheduler.kueue.snapshot import Inputs, build
 from services.scheduler.kueue.workloads import (
@@ -77,10 +89,6 @@ def admit(
     return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
 
 
-_Verdict = tuple[Assignment | None, list[AdmittedWorkload], Status | None, bool]
-"""An entry's assignment, targets, refusal and set_aside, as nominated."""
-
-
 @dataclass
 class _Entry:
     info: WorkloadInfo
@@ -92,25 +100,12 @@ class _Entry:
     set_aside: bool = False
     """Refused in a way that does not block even a StrictFIFO queue."""
 
-    def verdict(self) -> _Verdict:
+    def verdict(self) -> Verdict:
         return self.assignment, list(self.targets), self.refusal, self.set_aside
 
     def order(self) -> tuple[int, int, datetime, str]:
         borrows = self.assignment.borrows if self.assignment else 0
         return (borrows, -self.info.priority, self.info.timestamp, self.info.key)
-
-
-@dataclass
-class _Queue:
-    cq: ClusterQueueState
-    workloads: list[WorkloadInfo]
-    position: int = 0
-    blocked_by: Status | None = None
-
-    def head(self) -> WorkloadInfo | None:
-        if self.blocked_by is not None or self.position >= len(self.workloads):
-            return None
-        return self.workloads[self.position]
 
 
 class _Run:
@@ -127,18 +122,25 @@ class _Run:
         self.fair_sharing = fair_sharing
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
-        self.result = AdmissionResult(pending=dict(inputs.unqueued), snapshot=inputs.snapshot)
+        self.result = AdmissionResult(
+            pending=dict(inputs.unqueued), snapshot=inputs.snapshot, workloads=inputs.workloads
+        )
         self.preempted: dict[str, AdmittedWorkload] = {}
-        self.queues: list[_Queue] = []
+        self.queues: list[Queue] = []
         self.reserved_in_cycle = False
         self.reserved_for_cycle: list[tuple[ClusterQueueState, Usage]] = []
-        # Verdicts by equivalence (``_nominate``), forgotten whenever the snapshot's usage or
-        # the preempting set changes.
-        self.nominated: dict[tuple[object, ...], _Verdict] = {}
+        # Verdicts by equivalence (``_nominate``) in the tree being settled, forgotten
+        # whenever the snapshot's usage or the preempting set changes.
+        self.nominated: dict[tuple[object, ...], Judged] = {}
+        self.by_time: dict[str, bool] = {}  # ClusterQueue → whether its policies compare ages
+        # Queues by cohort tree: trees share no quota, so each settles on its own.
+        self.trees: dict[str, list[Queue]] = {}
         for name in sorted(inputs.queued):
             cq = self.snapshot.cluster_queues[name]
-            ordered = sorted(inputs.queued[name], key=lambda w: (-w.priority, w.timestamp, w.key))
-            self.queues.append(_Queue(cq, ordered))
+            ordered = sorted(inputs.queued[name], key=_queue_order)
+            queue = Queue(cq, ordered)
+            self.queues.append(queue)
+            self.trees.setdefault(tree_of(cq), []).append(queue)
 
     def run(self, max_cycles: int | None = None) -> AdmissionResult:
         for queue in self.queues:
@@ -149,11 +151,31 @@ class _Run:
                 )
                 self.result.pending.update((w.key, why) for w in queue.workloads)
                 queue.position = len(queue.workloads)
+        for tree in sorted(self.trees):
+            self.nominated = {}  # verdicts hold within a tree: no other tree moves them
+            cycles = self._settle(self.trees[tree], max_cycles)
+            self.result.cycles = max(self.result.cycles, cycles)
+        self._explain_the_rest()
+        return self.result
+
+    def _settle(self, queues: list[Queue], max_cycles: int | None) -> int:
+        """Kueue cycles over the queues of one cohort tree until none has a head left (or
+        ``max_cycles``); returns how many ran."""
+        cycles = 0
         while True:
-            heads = [(q, w) for q in self.queues if (w := q.head()) is not None]
-            if not heads or (max_cycles is not None and self.result.cycles >= max_cycles):
-                break
-            self.result.cycles += 1
+            heads = [(q, w) for q in queues if (w := q.head()) is not None]
+            if not heads or (max_cycles is not None and cycles >= max_cycles):
+                return cycles
+            limit = None if max_cycles is None else max_cycles - cycles
+            if self.fair_sharing is None:  # (verdicts are not kept under fair sharing)
+                queued = [q for q, _ in heads]
+                quiet, runs = quiet_cycles(queued, self._judged, limit)
+                if quiet:
+                    for queue, run in zip(queued, runs, strict=True):
+                        self._pass(queue, run[:quiet])
+                    cycles += quiet
+                    continue
+            cycles += 1
             entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
             by_cq = {q.cq.name: q for q, _ in heads}
             self.reserved_in_cycle = False
@@ -163,8 +185,6 @@ class _Run:
                 cq.remove_usage(reserved)
                 self._changed()
             self.reserved_for_cycle.clear()
-        self._explain_the_rest()
-        return self.result
 
     def _in_order(self, entries: list[_Entry]) -> Iterator[_Entry]:
         """Kueue's entry iterator: classical order, or the fair-sharing tournament (run
@@ -191,29 +211,61 @@ class _Run:
     def _changed(self) -> None:
         self.nominated.clear()
 
+    def _pass(self, queue: Queue, heads: list[Judged]) -> None:
+        """Refuse the next ``heads`` of ``queue``, as the quiet cycles would."""
+        for verdict, why in heads:
+            key = queue.workloads[queue.position].key
+            assert why is not None  # quiet_cycles saw it
+            self.result.no_fit.pop(key, None)
+            self._refuse(queue, key, verdict[0], verdict[3], why)
+
+    def _refuse(
+        self,
+        queue: Queue,
+        key: str,
+        assignment: Assignment | None,
+        set_aside: bool,
+        why: Status,
+    ) -> None:
+        """Record why ``key`` waits; its queue moves on, or a StrictFIFO one stops there."""
+        if assignment is not None and assignment.mode == Mode.NO_FIT and assignment.no_fit_reason:
+            self.result.no_fit[key] = assignment.no_fit_reason
+        self.result.pending[key] = why
+        if queue.cq.strategy == STRICT_FIFO and not set_aside:
+            queue.blocked_by = why
+        else:
+            queue.position += 1
+
     def _nominate(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Entry:
         """A head's verdict before quota is re-checked. It is a function of the workload's
         shape, priority and namespace (and its timestamp where a policy compares them), the
         queue and the snapshot, so a BestEffortFIFO queue full of equal workloads assigns
         flavors and searches targets once per snapshot change, not once per workload (the
         result is the same; Kueue's SchedulingEquivalenceHashing skips them likewise)."""
+        assignment, targets, refused, set_aside = self._judged(info, cq)[0]
+        return _Entry(info, cq, assignment, list(targets), refused, set_aside)
+
+    def _judged(self, info: WorkloadInfo, cq: ClusterQueueState) -> Judged:
+        """The head's verdict and its ``refusal``, shared by equivalent heads."""
         key = self._equivalence(info, cq)
-        verdict = self.nominated.get(key) if key is not None else None
-        if verdict is None:
+        judged = self.nominated.get(key) if key is not None else None
+        if judged is None:
             verdict = self._verdict(info, cq)
+            judged = (verdict, refusal(verdict))
             if key is not None:
-                self.nominated[key] = verdict
-        return _Entry(info, cq, *verdict)
+                self.nominated[key] = judged
+        return judged
 
     def _equivalence(self, info: WorkloadInfo, cq: ClusterQueueState) -> tuple[object, ...] | None:
         if self.fair_sharing is not None:
             return None  # fair preemption weighs the shares: not worth the risk
-        policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
-        by_time = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
-        timestamp = info.timestamp if by_time else None
-        return (cq.name, info.namespace, info.priority, timestamp, info.shape)
+        by_time = self.by_time.get(cq.name)
+        if by_time is None:
+            policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
+            by_time = self.by_time[cq.name] = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
+        return (cq.name, info.timestamp if by_time else None, info.equivalence)
 
-    def _verdict(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Verdict:
+    def _verdict(self, info: WorkloadInfo, cq: ClusterQueueState) -> Verdict:
         entry = _Entry(info, cq)
         labels = {**self.inputs.namespace_labels.get(info.namespace, {})}
         labels.setdefault(NAMESPACE_LABEL, info.namespace)
@@ -275,12 +327,16 @@ class _Run:
                 return found
         return full, []
 
-    def _process(self, entry: _Entry, queue: _Queue) -> None:
+    def _process(self, entry: _Entry, queue: Queue) -> None:
         key, assignment = entry.info.key, entry.assignment
         self.result.no_fit.pop(key, None)
-        if entry.refusal is not None or assignment is None:
-            self._refuse(queue, entry, entry.refusal or _status("Unassigned", "no assignment"))
+        why = refusal((assignment, entry.targets, entry.refusal, entry.set_aside))
+        if why is not None:
+            if assignment is not None and assignment.mode == Mode.PREEMPT:
+                self._reserve_unreclaimable(entry.cq, assignment)
+            self._refuse(queue, key, assignment, entry.set_aside, why)
             return
+        assert assignment is not None  # else refused
         if self.gates[RECOMPUTE_ON_OVERLAP] and self._overlaps(entry):
             # Kueue's RecomputeAssignmentUponPreemptionTargetsOverlap: assign again as if the
             # workloads being preempted were gone.
@@ -299,27 +355,11 @@ class _Run:
                     "will fit after these preemptions complete",
                 )
                 return
-        if assignment.mode == Mode.NO_FIT:
-            if assignment.no_fit_reason:
-                self.result.no_fit[key] = assignment.no_fit_reason
-            self._refuse(queue, entry, assignment.status())
-            return
         if self._overlaps(entry):
             self.result.pending[key] = _status(
                 "SkippedInCycle",
                 "Workload has overlapping preemption targets with another workload",
             )
-            return
-        if assignment.mode == Mode.PREEMPT and not entry.targets:
-            if entry.cq.preemption.reclaim_within_cohort != ANY:
-                # Kueue's reserveCapacityForUnreclaimablePreempt: a queue that cannot always
-                # reclaim what it lends holds its share, so others cannot take it meanwhile.
-                # Only for this cycle: the next one starts from a fresh snapshot in Kueue.
-                reserved = quota_to_reserve(entry.cq, assignment)
-                entry.cq.add_usage(reserved)
-                self._changed()
-                self.reserved_for_cycle.append((entry.cq, reserved))
-            self._refuse(queue, entry, assignment.status())
             return
         with self.snapshot.without([*self.preempted.values(), *entry.targets]):
             fits = entry.cq.fits(assignment.usage)
@@ -330,7 +370,8 @@ class _Run:
             if self.reserved_in_cycle:
                 self.result.pending[key] = why  # retried in the next cycle
             else:
-                self._refuse(queue, entry, why)  # nothing changed: retrying would loop
+                # Nothing else in the tree changed: retrying would loop.
+                self._refuse(queue, key, None, entry.set_aside, why)
             return
         self.reserved_in_cycle = True
         self._changed()
@@ -347,6 +388,18 @@ class _Run:
             return
         self._admit(entry, assignment)
         queue.position += 1
+
+    def _reserve_unreclaimable(self, cq: ClusterQueueState, assignment: Assignment) -> None:
+        """Kueue's reserveCapacityForUnreclaimablePreempt, for a head that must preempt and
+        has nothing to preempt: a queue that cannot always reclaim what it lends holds its
+        share, so others cannot take it meanwhile. Only for this cycle: the next one starts
+        from a fresh snapshot in Kueue."""
+        if cq.preemption.reclaim_within_cohort == ANY:
+            return
+        reserved = quota_to_reserve(cq, assignment)
+        cq.add_usage(reserved)
+        self._changed()
+        self.reserved_for_cycle.append((cq, reserved))
 
     def _overlaps(self, entry: _Entry) -> bool:
         return any(t.info.key in self.preempted for t in entry.targets)
@@ -371,13 +424,6 @@ class _Run:
             )
         )
 
-    def _refuse(self, queue: _Queue, entry: _Entry, why: Status) -> None:
-        self.result.pending[entry.info.key] = why
-        if queue.cq.strategy == STRICT_FIFO and not entry.set_aside:
-            queue.blocked_by = why
-        else:
-            queue.position += 1
-
     def _explain_the_rest(self) -> None:
         """Workloads never tried wait behind their queue's blocked head."""
         for queue in self.queues:
@@ -393,6 +439,10 @@ class _Run:
                     else f"waiting behind {head.key}, which is preempting in ClusterQueue "
                     f"{queue.cq.name}",
                 )
+
+
+def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
+    return info.queue_order
 
 
 def _usable(

@@ -23,7 +23,7 @@ from services.scheduler.kueue.model import ClusterQueueState, Snapshot
 from services.scheduler.kueue.objects import KueueObjects, StatusUpdate, status_update
 from services.scheduler.kueue.result import AdmissionResult
 from services.scheduler.kueue.usage import QueueUsage, Usages, flavors_usage, weighted_shares
-from services.scheduler.kueue.workloads import condition_true, holds_quota, is_finished
+from services.scheduler.kueue.workloads import condition_true
 from shared.kube.conditions import is_true, same_ignoring_time, set_condition
 from shared.models import ClusterQueue, Cohort, LocalQueue, ResourceFlavor, object_key
 
@@ -114,13 +114,13 @@ def _facts(objects: KueueObjects, result: AdmissionResult, *, fair_sharing: bool
         for lq in objects.local_queues
         if lq.spec.stopPolicy not in _STOPPED
     }
-    for wl in objects.workloads:
+    for info in result.workloads:  # (finished ones are left out)
         # Kueue's IsAdmissible: what its queue manager keeps queued.
-        if wl.spec.active is False or is_finished(wl) or holds_quota(wl):
+        if info.obj.spec.active is False or info.has_quota_reservation:
             continue
-        local = (wl.metadata.namespace or "default", wl.spec.queueName or "")
+        local = info.local_queue
         target = open_queues.get(local)
-        if target is None or object_key(wl.metadata) in admitted_now:
+        if target is None or info.key in admitted_now:
             continue
         facts.pending_in_local_queue[local] = facts.pending_in_local_queue.get(local, 0) + 1
         facts.pending_in_cluster_queue[target] = facts.pending_in_cluster_queue.get(target, 0) + 1

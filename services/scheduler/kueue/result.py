@@ -7,6 +7,7 @@ from typing import Any
 
 from services.scheduler.api.status import Status
 from services.scheduler.kueue.model import Snapshot
+from services.scheduler.kueue.workloads import WorkloadInfo
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class AdmissionResult:
     snapshot: Snapshot | None = None
     """The quota tree the run worked on; each ClusterQueue's ``workloads`` are those that
     hold quota after it (admitted before, or by this run), with their usage."""
+    workloads: list[WorkloadInfo] = field(default_factory=list)
+    """Every Workload the run looked at (finished ones are left out), decoded."""
 
     def decisions(self) -> dict[str, Any]:
         return {

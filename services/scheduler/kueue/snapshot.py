@@ -41,7 +41,6 @@ from services.scheduler.kueue.workloads import (
     condition,
     condition_true,
     document_of,
-    holds_quota,
     is_finished,
     parse_time,
     workload_info,
@@ -85,6 +84,8 @@ class Inputs:
     unqueued: dict[str, Status] = field(default_factory=dict)
     """Pending workloads that reach no ClusterQueue, with the reason."""
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    workloads: list[WorkloadInfo] = field(default_factory=list)
+    """Every Workload but the finished ones, decoded, in input order."""
 
 
 def build(
@@ -116,7 +117,7 @@ def build(
         parsed.begin(priorities)
     seen: set[str] = set()
     for wl in of_kind(objects, Workload):
-        if is_finished(wl):
+        if (parsed is None or parsed.known(wl) is None) and is_finished(wl):
             continue
         if parsed is not None:
             info = parsed.info(wl, priorities=priorities, now=now, source=source)
@@ -125,8 +126,9 @@ def build(
         if info.key in seen:
             raise ManifestError("duplicate Workload", document=document_of(wl, source))
         seen.add(info.key)
-        cq_name = local_queues.get((info.namespace, info.queue_name or ""))
-        if holds_quota(wl):
+        inputs.workloads.append(info)
+        cq_name = local_queues.get(info.local_queue)
+        if info.has_quota_reservation:
             admission = wl.status.admission
             _add_admitted(inputs, info, admission.clusterQueue if admission else cq_name, source)
         else:

@@ -12,8 +12,6 @@ status does). Reasons and messages are Kueue's (``apis/kueue/v1beta2``, ``pkg/wo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import msgspec
 
 from services.scheduler.kueue.objects import KueueObjects as KueueObjects
@@ -21,9 +19,9 @@ from services.scheduler.kueue.objects import StatusUpdate as StatusUpdate
 from services.scheduler.kueue.objects import status_update
 from services.scheduler.kueue.queue_status import queue_statuses
 from services.scheduler.kueue.result import AdmissionResult, Admitted
-from services.scheduler.kueue.workloads import condition, holds_quota, is_finished
+from services.scheduler.kueue.workloads import WorkloadInfo, condition, holds_quota
 from shared.kube.conditions import MAX_MESSAGE, same_ignoring_time, set_condition
-from shared.models import Condition, Json, Workload, object_key
+from shared.models import Json, Workload
 
 QUOTA_RESERVED, ADMITTED, EVICTED, PREEMPTED = "QuotaReserved", "Admitted", "Evicted", "Preempted"
 FINISHED, REQUEUED = "Finished", "Requeued"
@@ -94,15 +92,46 @@ def statuses(
 def workload_statuses(
     objects: KueueObjects, result: AdmissionResult, now: str
 ) -> list[StatusUpdate]:
-    by_key = {object_key(wl.metadata): wl for wl in objects.workloads}
+    """The run's Workloads (``result.workloads``) whose status changes, by key."""
+    workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
-    for key, wl in sorted(by_key.items()):
-        if is_finished(wl):
-            continue
-        status = _workload_status(wl, key, result, objects, by_key, now)
+    admitted, preempted = result.admitted, result.preempted
+    for info in result.workloads:
+        key = info.key
+        if key not in admitted and key not in preempted and _says_why(info, result):
+            continue  # the common case by far: a waiting workload that already says why
+        status = _workload_status(info.obj, key, result, objects, workloads, now)
         if status is not None:
-            updates.append(status_update(wl, "Workload", key, status))
+            updates.append(status_update(info.obj, "Workload", key, status))
+    updates.sort(key=lambda u: u.key)
     return updates
+
+
+def _says_why(info: WorkloadInfo, result: AdmissionResult) -> bool:
+    """Whether pending ``info`` already shows the reason and message it waits with (what it
+    shows is a fact of the object, found once, not per run)."""
+    why = result.pending.get(info.key)
+    if why is None or info.has_quota_reservation:
+        return False
+    shown = info.shown_waiting
+    return (
+        shown is not None
+        and shown[1] == why.message[:MAX_MESSAGE]
+        and shown[0] == quota_reserved_reason(info.key, result)
+    )
+
+
+class _Workloads:
+    """The run's Workloads by key, gathered only if a preemption needs its preemptor."""
+
+    def __init__(self, result: AdmissionResult) -> None:
+        self._result = result
+        self._by_key: dict[str, Workload] | None = None
+
+    def get(self, key: str) -> Workload | None:
+        if self._by_key is None:
+            self._by_key = {info.key: info.obj for info in self._result.workloads}
+        return self._by_key.get(key)
 
 
 def _workload_status(
@@ -110,18 +139,11 @@ def _workload_status(
     key: str,
     result: AdmissionResult,
     objects: KueueObjects,
-    by_key: Mapping[str, Workload],
+    workloads: _Workloads,
     now: str,
 ) -> Json | None:
     admitted = result.admitted.get(key)
     pending = key in result.pending and not holds_quota(wl)
-    if admitted is None and key not in result.preempted and pending:
-        # The common case by far: a waiting workload that already says why (checked on its
-        # one condition; decoding all of them for every waiting workload was most of a run).
-        why = result.pending[key]
-        reason = quota_reserved_reason(key, result)
-        if _says(condition(wl, QUOTA_RESERVED), "False", reason, why.message):
-            return None
     current: list[Json] = msgspec.to_builtins(wl.status.conditions)
     conditions = [dict(c) for c in current]
     new_admission: Json | None = None
@@ -133,7 +155,7 @@ def _workload_status(
             _reset(conditions, kind, "QuotaReserved", now)
         set_condition(conditions, ADMITTED, "True", "Admitted", "The workload is admitted", now)
     elif key in result.preempted and not pending and holds_quota(wl) and not _true(wl, EVICTED):
-        preemptor = by_key.get(result.preempted[key])
+        preemptor = workloads.get(result.preempted[key])
         reason = IN_CLUSTER_QUEUE
         if preemptor is not None and objects.cluster_queue_of(preemptor) != (
             objects.cluster_queue_of(wl)
@@ -160,20 +182,6 @@ def quota_reserved_reason(key: str, result: AdmissionResult) -> str:
     ``NoFitReason`` (``NoMatchingFlavor``, ``ExceedsMaxQuota``) when no flavor fits."""
     found = result.no_fit.get(key)
     return found or _PENDING_REASONS.get(result.pending[key].reason, "WaitingForQuota")
-
-
-def _says(found: Condition | None, status: str, reason: str, message: str) -> bool:
-    """Whether ``found`` is what ``set_condition`` would write, but for its time."""
-    if found is None:
-        return False
-    shown: Json = msgspec.to_builtins(found)
-    shown.pop("lastTransitionTime", None)
-    return shown == {
-        "type": found.type,
-        "status": status,
-        "reason": reason,
-        "message": message[:MAX_MESSAGE],
-    }
 
 
 def _true(wl: Workload, kind: str) -> bool:

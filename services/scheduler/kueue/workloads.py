@@ -74,6 +74,45 @@ class WorkloadInfo:
             [(ps.name, ps.count, ps.min_count, sorted(ps.named), ps.spec) for ps in self.podsets]
         )
 
+    @cached_property
+    def local_queue(self) -> tuple[str, str]:
+        """(namespace, LocalQueue name)."""
+        return (self.namespace, self.queue_name or "")
+
+    @cached_property
+    def equivalence(self) -> tuple[str, int, bytes]:
+        """What equivalent heads of one queue share but their age: namespace, priority,
+        shape."""
+        return (self.namespace, self.priority, self.shape)
+
+    # Facts of the object read by every run; an info lives as long as its object is
+    # unchanged (``ParsedWorkloads``), so each is found once per object, not once per run.
+
+    @cached_property
+    def queue_order(self) -> tuple[int, datetime, str]:
+        """Its place in its ClusterQueue: higher priority first, then the queue timestamp."""
+        return (-self.priority, self.timestamp, self.key)
+
+    @cached_property
+    def has_quota_reservation(self) -> bool:
+        return holds_quota(self.obj)
+
+    @cached_property
+    def shown_waiting(self) -> tuple[str, str] | None:
+        """The reason and message of its ``QuotaReserved=False`` condition when that is all
+        the condition says (type, status, reason, message and the transition time, as
+        ``set_condition`` writes it); else None."""
+        found = condition(self.obj, "QuotaReserved")
+        if found is None or found.status != "False":
+            return None
+        shown = msgspec.to_builtins(found)
+        if shown.keys() - {"lastTransitionTime"} != _SHOWN_WAITING:
+            return None
+        return shown["reason"], shown["message"]
+
+
+_SHOWN_WAITING = {"type", "status", "reason", "message"}
+
 
 @dataclass(frozen=True)
 class AdmittedWorkload:
@@ -219,8 +258,11 @@ class ParsedWorkloads:
     is not decoded again; what a run did not see is forgotten at the next run."""
 
     def __init__(self) -> None:
-        self._kept: dict[int, tuple[Workload, WorkloadInfo]] = {}
-        self._seen: dict[int, tuple[Workload, WorkloadInfo]] = {}
+        # Object id → its info (whose ``obj`` is that object). No pair per entry: with
+        # thousands waiting, a new tuple per workload and run was most of what the
+        # garbage collector had to walk.
+        self._kept: dict[int, WorkloadInfo] = {}
+        self._seen: dict[int, WorkloadInfo] = {}
         self._priorities: Priorities | None = None
 
     def begin(self, priorities: Priorities) -> None:
@@ -232,16 +274,22 @@ class ParsedWorkloads:
             self._kept = {}
         self._priorities = priorities
 
+    def known(self, wl: Workload) -> WorkloadInfo | None:
+        """The info decoded for this very object by this run or the last one (so it is
+        not finished: finished ones are not decoded), else None."""
+        found = self._seen.get(id(wl)) or self._kept.get(id(wl))
+        return found if found is not None and found.obj is wl else None
+
     def info(
         self, wl: Workload, *, priorities: Priorities, now: datetime, source: str
     ) -> WorkloadInfo:
         found = self._kept.get(id(wl)) or self._seen.get(id(wl))
-        if found is not None and found[0] is wl:
-            info = found[1]
+        if found is not None and found.obj is wl:
+            info = found
         else:
             info = workload_info(wl, priorities=priorities, now=now, source=source)
         if wl.metadata.creationTimestamp:  # else its queue order is ``now``: decoded each run
-            self._seen[id(wl)] = (wl, info)
+            self._seen[id(wl)] = info
         return info
 
 
