@@ -106,6 +106,7 @@ class NodeOrderPlugin(BasePlugin):
             ImageLocality(nodes) if nodes.images and self.weights["imagelocality.weight"] else None
         )
         self.gpu = ssn.space.index.get(GPU)
+        self._requests: dict[int, tuple[IntVec, list[int], list[int]]] = {}
         ssn.points.node_order.add(NAME, self)
         if self.spread is not None or self.interpod is not None:
             self.counts = counts
@@ -158,20 +159,23 @@ class NodeOrderPlugin(BasePlugin):
 
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
         """One row's score for row-local tasks; bit-identical to ``score`` on that row."""
-        w = self.weights
+        request = task.request
+        # The request as plain ints (numpy scalar compares cost more here) and its balanced
+        # columns, kept per request vector: the tasks of one template share theirs.
+        known = self._requests.get(id(request))
+        if known is None or known[0] is not request:
+            full = request.tolist()
+            known = self._requests[id(request)] = (request, full, columns(full, self.gpu))
+        _, req, cols = known
         alloc = nodes.allocatable_rows[row]
-        used = nodes.used[row, :2].tolist()
-        req = task.request[:2].tolist()
+        used = nodes.used[row].tolist()
+        w = self.weights
         total = 0.0
         if w["leastrequested.weight"]:
             total += requested_row(alloc, used, req, least=True) * w["leastrequested.weight"]
         if w["mostrequested.weight"]:
             total += requested_row(alloc, used, req, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            full = task.request.tolist()  # plain ints: numpy scalar compares cost more here
-            cols = columns(full, self.gpu)
-            if len(cols) > 2:
-                used, req = nodes.used[row].tolist(), full
             total += balanced_row(alloc, used, req, cols) * w["balancedresource.weight"]
         return total
 

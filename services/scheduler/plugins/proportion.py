@@ -20,6 +20,7 @@ from services.scheduler.api.resources import (
     less_equal,
     less_equal_in,
     share,
+    within_for,
 )
 from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
@@ -122,6 +123,11 @@ class ProportionPlugin(BasePlugin):
         )
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
+        attr = self.attrs.get(queue.name)
+        if queue.state == OPEN and (
+            attr is None or within_for(attr.allocated, task.qreq, attr.deserved)
+        ):
+            return None  # the common answer, without the arrays the refusal builds
         return self._queue_allocatable(queue, task.qreq)
 
     def preemptive(self, queue: QueueInfo, tasks: Sequence[TaskInfo]) -> Status | None:
