@@ -109,6 +109,7 @@ class _RequestCache:
 
     def __init__(self) -> None:
         self._seen: dict[tuple[object, ...], Resources] = {}
+        self._single: dict[tuple[object, ...], Resources] = {}
         self._now: dict[int, tuple[object, object, object, Resources]] = {}
 
     def __call__(self, pod: Pod) -> Resources:
@@ -123,14 +124,21 @@ class _RequestCache:
         ):
             self._now[id(containers)] = known
             return known[3]
-        key = (
-            tuple(_resource_key(c) for c in containers),
-            tuple(_resource_key(c) for c in init),
-            tuple(overhead.items()),
-        )
-        found = self._seen.get(key)
-        if found is None:
-            found = self._seen[key] = pod_requests(pod)
+        if len(containers) == 1 and not init and not overhead:
+            # The common pod: one container's quantities are the whole key.
+            single = _resource_key(containers[0])
+            found = self._single.get(single)
+            if found is None:
+                found = self._single[single] = pod_requests(pod)
+        else:
+            key = (
+                tuple(_resource_key(c) for c in containers),
+                tuple(_resource_key(c) for c in init),
+                tuple(overhead.items()),
+            )
+            found = self._seen.get(key)
+            if found is None:
+                found = self._seen[key] = pod_requests(pod)
         self._now[id(containers)] = (containers, init, overhead, found)
         return found
 

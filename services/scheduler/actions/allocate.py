@@ -84,13 +84,10 @@ class Allocate:
             if refused is not None:
                 job.record(refused)
                 continue
-            failed = next(
-                (
-                    f
-                    for k, f in job.fit_errors.items()
-                    if task.role and job.tasks[k].role == task.role
-                ),
-                None,
+            failed = (
+                next((f for k, f in job.fit_errors.items() if job.tasks[k].role == task.role), None)
+                if task.role and job.fit_errors
+                else None
             )
             if failed is not None:
                 # Volcano's role cache: a task of a role that already fitted nowhere is skipped.

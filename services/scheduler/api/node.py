@@ -61,7 +61,6 @@ class NodeTable:
         self.future: IntMatrix = self.allocatable.copy()
         self.tasks: list[dict[str, TaskInfo]] = [{} for _ in nodes]
         self.changes: list[int] = []
-        self._pairs: dict[int, tuple[IntVec, list[tuple[int, int]]]] = {}
         classes: dict[bytes, int] = {}
         self.classes: list[NodeClass] = []
         members = []
@@ -89,33 +88,21 @@ class NodeTable:
     def __len__(self) -> int:
         return len(self.names)
 
-    def _amounts(self, req: IntVec) -> list[tuple[int, int]]:
-        """The request's non-zero (column, amount) pairs, kept per request vector (tasks of
-        one template share theirs): a few scalar updates cost less than row operations."""
-        found = self._pairs.get(id(req))
-        if found is None or found[0] is not req:
-            found = (req, [(c, int(req[c])) for c in np.flatnonzero(req).tolist()])
-            self._pairs[id(req)] = found
-        return found[1]
-
-    def _shift(
-        self, row: int, req: IntVec, plus: tuple[IntMatrix, ...], minus: tuple[IntMatrix, ...]
-    ) -> None:
-        for col, amount in self._amounts(req):
-            for matrix in plus:
-                matrix[row, col] += amount
-            for matrix in minus:
-                matrix[row, col] -= amount
-
     def add(self, row: int, task: TaskInfo) -> None:
         """Account ``task`` on ``row`` according to its status (Volcano ``NodeInfo.AddTask``)."""
+        req = task.request
         status = task.status
         if status is TaskStatus.PIPELINED:
-            self._shift(row, task.request, (self.pipelined,), (self.future,))
+            self.pipelined[row] += req
+            self.future[row] -= req
         elif status is TaskStatus.RELEASING:
-            self._shift(row, task.request, (self.used, self.releasing), (self.idle,))
+            self.used[row] += req
+            self.idle[row] -= req
+            self.releasing[row] += req
         else:
-            self._shift(row, task.request, (self.used,), (self.idle, self.future))
+            self.used[row] += req
+            self.idle[row] -= req
+            self.future[row] -= req
         self.tasks[row][task.key] = task
         task.node = row
         self.changes.append(row)
@@ -153,13 +140,19 @@ class NodeTable:
         self.changes.extend(rows.tolist())
 
     def remove(self, row: int, task: TaskInfo) -> None:
+        req = task.request
         status = task.status
         if status is TaskStatus.PIPELINED:
-            self._shift(row, task.request, (self.future,), (self.pipelined,))
+            self.pipelined[row] -= req
+            self.future[row] += req
         elif status is TaskStatus.RELEASING:
-            self._shift(row, task.request, (self.idle,), (self.used, self.releasing))
+            self.used[row] -= req
+            self.idle[row] += req
+            self.releasing[row] -= req
         else:
-            self._shift(row, task.request, (self.idle, self.future), (self.used,))
+            self.used[row] -= req
+            self.idle[row] += req
+            self.future[row] += req
         del self.tasks[row][task.key]
         task.node = -1
         self.changes.append(row)

@@ -56,7 +56,10 @@ _OTHER_PHASES = {"Succeeded": TaskStatus.SUCCEEDED, "Failed": TaskStatus.FAILED}
 
 
 def _flag(pod: Pod, key: str, default: bool) -> bool:
-    value = pod.metadata.annotations.get(key, pod.metadata.labels.get(key))
+    meta = pod.metadata
+    value = meta.annotations.get(key) if meta.annotations else None
+    if value is None:
+        value = meta.labels.get(key) if meta.labels else None
     if value is None:
         return default
     return value.strip().lower() in ("true", "1", "t", "yes")
@@ -102,10 +105,10 @@ def shape_of(pod: Pod, zone: str | None = None) -> bytes:
 def pod_index(name: str) -> int:
     """Volcano's ``GetPodIndexUnderTask``: the last ``-`` part of ``job-task-N`` names (-1 if
     the name has fewer parts or the part is not a number)."""
-    parts = name.split("-")
-    if len(parts) >= 3 and parts[-1].isdigit():
-        return int(parts[-1])
-    return -1
+    if name.count("-") < 2:
+        return -1
+    last = name.rpartition("-")[2]
+    return int(last) if last.isdigit() else -1
 
 
 class TaskInfo:

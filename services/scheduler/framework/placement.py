@@ -158,7 +158,10 @@ class Placer:
             return entry
         self._entries.move_to_end(key)
         log = self.nodes.changes
-        if entry.pos < len(log):
+        end = len(log)
+        if entry.pos == end - 1 and entry.local:
+            self._refresh_rows(entry, task, [log[-1]])  # one placement since: the usual case
+        elif entry.pos < end:
             dirty = set(log[entry.pos :])
             if entry.local and len(dirty) <= 8:
                 self._refresh_rows(entry, task, sorted(dirty))
@@ -166,7 +169,7 @@ class Placer:
                 self._refresh(entry, task, slice(None))
             else:
                 self._refresh(entry, task, np.array(sorted(dirty), dtype=np.intp))
-            entry.pos = len(log)
+        entry.pos = end
         return entry
 
     def _refresh(self, entry: _Entry, task: TaskInfo, rows: Rows) -> None:
@@ -228,16 +231,17 @@ class Placer:
         if not entry.local or not self._row_local(task):
             return self._choose_scoring(task, entry)
         filters = self.dynamic(task)
+        masked = entry.masked
         if filters:
-            masked = entry.masked
             for f in filters:
                 masked = np.where(f.passed, masked, -np.inf)
             row = int(masked.argmax())
+            if masked[row] == -np.inf:
+                return -1
         else:
-            masked = entry.masked
             row = self._best(entry)
-        if masked[row] == -np.inf:
-            return -1
+            if masked.item(row) == _MINUS_INF:
+                return -1
         if not self.fits_idle(task, row):
             # Volcano scores nodes whose idle fits before those that fit only once releasing
             # resources are gone (pipelining): prefer the best node that fits now, if any.
@@ -268,7 +272,10 @@ class Placer:
         return int(rows[int(np.argmax(self.scores(task, rows)))])
 
     def _row_local(self, task: TaskInfo) -> bool:
-        return all(scorer.row_local(task) for scorer in self.scorers)
+        local = True
+        for scorer in self.scorers:  # a loop: asked per task, a generator costs more
+            local = local and scorer.row_local(task)
+        return local
 
     def fits_idle(self, task: TaskInfo, row: int) -> bool:
         """Does the task fit the node's idle now (else it can only be pipelined)? Asked by

@@ -22,6 +22,7 @@ from services.scheduler.framework.points import ExtensionPoint, ExtensionPoints
 from services.scheduler.framework.statement import Op
 
 F = TypeVar("F")
+_ALLOCATED = TaskStatus.ALLOCATED
 
 
 class Session:
@@ -61,12 +62,12 @@ class Session:
 
     # -- ordering ---------------------------------------------------------------------
     def job_order_key(self, job: JobInfo) -> tuple[Any, ...]:
-        return (*(fn(job) for fn in self.points.job_order.all), job.created, job.key)
+        return (*[fn(job) for fn in self.points.job_order.all], job.created, job.key)
 
     def task_order_key(self, task: TaskInfo) -> tuple[Any, ...]:
         """Plugin keys, then Volcano's ``CompareTask``: pod index, creation, uid."""
         return (
-            *(fn(task) for fn in self.points.task_order.all),
+            *[fn(task) for fn in self.points.task_order.all],
             task.index,
             task.created,
             task.key,
@@ -84,7 +85,10 @@ class Session:
         return None
 
     def job_ready(self, job: JobInfo) -> bool:
-        return all(fn(job) for fn in self.points.job_ready.all)
+        ready = True
+        for fn in self.points.job_ready.all:  # asked per task placed: no generator
+            ready = ready and fn(job)
+        return ready
 
     def job_pipelined(self, job: JobInfo) -> bool:
         return self._vote(self.points.job_pipelined, job, record=False)
@@ -237,9 +241,10 @@ class Session:
             fn(task)
 
     def apply_allocate(self, task: TaskInfo, row: int) -> None:
-        self.jobs[task.job].set_status(task, TaskStatus.ALLOCATED)
+        self.jobs[task.job].set_status(task, _ALLOCATED)
         self.nodes.add(row, task)
-        self._fire(self.points.on_allocate, task)
+        for fn in self.points.on_allocate.all:
+            fn(task)
 
     def apply_pipeline(self, task: TaskInfo, row: int) -> None:
         self.jobs[task.job].set_status(task, TaskStatus.PIPELINED)
