@@ -40,9 +40,11 @@ class DrfPlugin(BasePlugin):
         )
         self.attrs: dict[str, Attr] = {}
         for job in ssn.jobs.values():
-            allocated = job_allocated(job)
-            attr = Attr(allocated if len(allocated) else ssn.space.zeros())
-            attr.share = self._share(attr)
+            if job.allocated_task_num():
+                attr = Attr(job_allocated(job))
+                attr.share = self._share(attr)
+            else:
+                attr = Attr(ssn.space.zeros())  # holds nothing: its share is 0
             self.attrs[job.key] = attr
             queue = ssn.queues.get(job.queue)
             if self.tree is not None and queue is not None:
