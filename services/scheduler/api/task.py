@@ -115,9 +115,10 @@ class TaskInfo:
     """One pod: its request vector, priority, status and (when placed) node row."""
 
     __slots__ = (
+        "_critical",
+        "_preemptable",
         "best_effort",
         "created",
-        "critical",
         "index",
         "job",
         "key",
@@ -126,7 +127,6 @@ class TaskInfo:
         "node",
         "order",
         "pod",
-        "preemptable",
         "priority",
         "qreq",
         "request",
@@ -169,16 +169,31 @@ class TaskInfo:
         self.status = pod_status(pod) if status is None else status
         self.node = -1
         self.created = meta.creationTimestamp or ""
-        self.preemptable = _flag(pod, PREEMPTABLE_KEY, True)
-        self.critical = (
-            self.namespace == "kube-system"
-            or (pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
-        )
+        # Read by the eviction actions only: worked out on first use.
+        self._preemptable: bool | None = None
+        self._critical: bool | None = None
         self.revocable_zone = revocable_zone(pod)
         self.shape = shape_of(pod, self.revocable_zone)
         self.index = pod_index(meta.name)
         # Position in the job's pending order, assigned once per session.
         self.order = 0
+
+    @property
+    def preemptable(self) -> bool:
+        """The ``volcano.sh/preemptable`` annotation or label (default true)."""
+        if self._preemptable is None:
+            self._preemptable = _flag(self.pod, PREEMPTABLE_KEY, True)
+        return self._preemptable
+
+    @property
+    def critical(self) -> bool:
+        """A kube-system pod or one of the system-critical priority classes (never evicted)."""
+        if self._critical is None:
+            self._critical = (
+                self.namespace == "kube-system"
+                or (self.pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
+            )
+        return self._critical
 
     def __repr__(self) -> str:
         return f"TaskInfo({self.key}, {self.status.name}, node={self.node})"
