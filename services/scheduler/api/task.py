@@ -147,12 +147,14 @@ class TaskInfo:
         qreq: FloatVec | None = None,
         best_effort: bool | None = None,
         status: TaskStatus | None = None,
+        key: str | None = None,
     ) -> None:
         meta = pod.metadata
         self.pod = pod
         self.name = meta.name
         self.namespace = meta.namespace or "default"
-        self.key = f"{self.namespace}/{meta.name}"
+        # ``namespace/name``; the snapshot passes the key it has already built.
+        self.key = f"{self.namespace}/{meta.name}" if key is None else key
         self.job = job
         # Volcano's getTaskRole: the task-spec annotation, else the label the controller sets.
         self.role = meta.annotations.get(TASK_SPEC_KEY) or meta.labels.get(TASK_SPEC_KEY, "")
