@@ -50,7 +50,6 @@ class _Entry:
         "passed",
         "pos",
         "req",
-        "score",
         "static",
     )
 
@@ -65,7 +64,6 @@ class _Entry:
         n = len(static.passed)
         self.passed: list[bool] = static.passed.tolist()
         self.fit: BoolVec = np.zeros(n, dtype=bool)
-        self.score: FloatVec = np.zeros(n, dtype=np.float64)
         self.masked: FloatVec = np.full(n, -np.inf)
         # The first row holding the largest ``masked`` value (np.argmax), -1: not known.
         self.best = -1
@@ -174,10 +172,9 @@ class Placer:
 
     def _refresh(self, entry: _Entry, task: TaskInfo, rows: Rows) -> None:
         entry.fit[rows] = self._fits(entry.req, rows)
-        if entry.local:
-            entry.score[rows] = self.scores(task, rows)
+        score = self.scores(task, rows) if entry.local else 0.0
         ok = entry.fit[rows] & entry.static.passed[rows]
-        entry.masked[rows] = np.where(ok, entry.score[rows], -np.inf)
+        entry.masked[rows] = np.where(ok, score, -np.inf)
         entry.best = -1
 
     def _refresh_rows(self, entry: _Entry, task: TaskInfo, rows: list[int]) -> None:
@@ -185,7 +182,7 @@ class Placer:
         is kept up to date too: np.argmax's first maximum can only move to a refreshed row,
         unless the best row itself lost value (then it is looked for again)."""
         need, passed, nodes = entry.need, entry.passed, self.nodes
-        future, fits, scores, masked = nodes.future, entry.fit, entry.score, entry.masked
+        future, fits, masked = nodes.future, entry.fit, entry.masked
         best = entry.best
         top = float(masked[best]) if best >= 0 else 0.0
         for row in rows:
@@ -200,7 +197,6 @@ class Placer:
             score = 0.0
             for scorer in self.scorers:
                 score += scorer.score_row(task, nodes, row)
-            scores[row] = score
             value = score if fit and passed[row] else _MINUS_INF
             masked[row] = value
             if best < 0:
