@@ -23,6 +23,7 @@ from services.scheduler.framework.statement import Op
 
 F = TypeVar("F")
 _ALLOCATED = TaskStatus.ALLOCATED
+_EVICT, _ALLOCATE_OP = Op.EVICT, Op.ALLOCATE
 
 
 class Session:
@@ -285,9 +286,9 @@ class Session:
 
     def record(self, op: Op, task: TaskInfo, row: int, *, reserved: bool) -> None:
         node = self.nodes.names[row]
-        if op is Op.EVICT:
+        if op is _EVICT:
             self.evictions.append(task.key)
-        elif op is Op.ALLOCATE and not reserved:
+        elif op is _ALLOCATE_OP and not reserved:
             self.binds[task.key] = node
         else:
             self.pipelined[task.key] = node
