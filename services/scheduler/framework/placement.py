@@ -184,7 +184,9 @@ class Placer:
         need, passed, nodes = entry.need, entry.passed, self.nodes
         future, fits, masked = nodes.future, entry.fit, entry.masked
         best = entry.best
-        top = float(masked[best]) if best >= 0 else 0.0
+        top = masked.item(best) if best >= 0 else 0.0
+        if top != top:  # a NaN maximum: np.argmax's own rules apply
+            best = -1
         for row in rows:
             fit = True
             if need:
