@@ -50,12 +50,14 @@ class _Entry:
         "passed",
         "pos",
         "req",
+        "shape",
         "static",
     )
 
-    def __init__(self, static: StaticMask, req: np.ndarray, local: bool) -> None:
+    def __init__(self, static: StaticMask, req: np.ndarray, local: bool, shape: bytes) -> None:
         self.static = static
         self.req = req
+        self.shape = shape
         self.cols = np.flatnonzero(req)
         # (column, amount) of what the task asks for, as plain ints: the per-row fit check.
         self.need: list[tuple[int, int]] = [(c, int(req[c])) for c in self.cols.tolist()]
@@ -81,6 +83,7 @@ class Placer:
         self._static: dict[bytes, StaticMask] = {}
         self._entries: OrderedDict[tuple[bytes, bytes], _Entry] = OrderedDict()
         self._idle_memo: tuple[TaskInfo | None, int, int, bool] = (None, -1, -1, False)
+        self._last: _Entry | None = None  # the entry used last (most recent in ``_entries``)
 
     # -- predicates ---------------------------------------------------------------------
     def static(self, task: TaskInfo) -> StaticMask:
@@ -143,18 +146,25 @@ class Placer:
         return total
 
     def _entry(self, task: TaskInfo) -> _Entry:
-        key = (task.shape, task.request.tobytes())
-        entry = self._entries.get(key)
-        if entry is None:
-            local = self._row_local(task)
-            entry = _Entry(self.static(task), task.request, local)
-            self._refresh(entry, task, slice(None))
-            entry.pos = len(self.nodes.changes)
-            self._entries[key] = entry
-            if len(self._entries) > _CACHE_SIZE:
-                self._entries.popitem(last=False)
-            return entry
-        self._entries.move_to_end(key)
+        last = self._last
+        if last is not None and last.req is task.request and last.shape == task.shape:
+            entry = last  # the most recent entry again (a gang's next task): no key to build
+        else:
+            key = (task.shape, task.request.tobytes())
+            found = self._entries.get(key)
+            if found is None:
+                local = self._row_local(task)
+                entry = _Entry(self.static(task), task.request, local, task.shape)
+                self._refresh(entry, task, slice(None))
+                entry.pos = len(self.nodes.changes)
+                self._entries[key] = entry
+                if len(self._entries) > _CACHE_SIZE:
+                    self._entries.popitem(last=False)
+                self._last = entry
+                return entry
+            entry = found
+            self._entries.move_to_end(key)
+            self._last = entry
         log = self.nodes.changes
         end = len(log)
         if entry.pos == end - 1 and entry.local:
