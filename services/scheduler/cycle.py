@@ -10,8 +10,10 @@ The service, ``shoal replay`` and ``shoal explain`` all run sessions through ``S
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 
 import structlog
@@ -87,14 +89,32 @@ class Scheduling:
     ) -> SessionResult:
         """One session over ``snapshot`` at the Unix time ``now``."""
         conf, effective = self.conf(snapshot.conf_text)
-        result = run_session(
-            snapshot,
-            conf,
-            datetime.fromtimestamp(now, UTC),
-            plugins=self.plugins,
-            actions=self.actions,
-            scheduler_names=frozenset(scheduler_names),
-        )
+        with _collector_paused():
+            result = run_session(
+                snapshot,
+                conf,
+                datetime.fromtimestamp(now, UTC),
+                plugins=self.plugins,
+                actions=self.actions,
+                scheduler_names=frozenset(scheduler_names),
+            )
         result.conf_text = effective
         result.conf_error = self.error
         return result
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Run a session without the cyclic garbage collector. A session allocates hundreds of
+    thousands of objects that live until it ends, so the collector's thresholds keep firing
+    and each full collection walks the whole snapshot and cache for no garbage (10-20 % of a
+    large session's CPU). Reference counting still frees what dies; cycles wait for the
+    collector, which runs again as soon as the session is over."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -118,6 +118,7 @@ class _RequestCache:
 
     def __init__(self) -> None:
         self._seen: dict[tuple[object, ...], Resources] = {}
+        self._single: dict[tuple[object, ...], Resources] = {}
         self._now: dict[int, tuple[object, object, object, Resources]] = {}
 
     def __call__(self, pod: Pod) -> Resources:
@@ -132,14 +133,21 @@ class _RequestCache:
         ):
             self._now[id(containers)] = known
             return known[3]
-        key = (
-            tuple(_resource_key(c) for c in containers),
-            tuple(_resource_key(c) for c in init),
-            tuple(overhead.items()),
-        )
-        found = self._seen.get(key)
-        if found is None:
-            found = self._seen[key] = pod_requests(pod)
+        if len(containers) == 1 and not init and not overhead:
+            # The common pod: one container's quantities are the whole key.
+            single = _resource_key(containers[0])
+            found = self._single.get(single)
+            if found is None:
+                found = self._single[single] = pod_requests(pod)
+        else:
+            key = (
+                tuple(_resource_key(c) for c in containers),
+                tuple(_resource_key(c) for c in init),
+                tuple(overhead.items()),
+            )
+            found = self._seen.get(key)
+            if found is None:
+                found = self._seen[key] = pod_requests(pod)
         self._now[id(containers)] = (containers, init, overhead, found)
         return found
 
@@ -272,13 +280,17 @@ def build_cluster(
                 key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
             )
 
-    keyed = sorted((_pod_key(pod), i) for i, pod in enumerate(snapshot.pods))
+    pods = snapshot.pods
+    pod_keys = [namespaced_key(p.metadata.namespace, p.metadata.name) for p in pods]
     placed: list[tuple[int, TaskInfo]] = []
-    for pod_key, i in keyed:
-        pod = snapshot.pods[i]
-        handled = (pod.spec.schedulerName or "default-scheduler") in scheduler_names
-        group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
-        owner = jobs.get(namespaced_key(pod.metadata.namespace, group)) if group else None
+    node_row, pods_column = table.index.get, space.pods
+    # By key, equal keys in snapshot order (a stable sort of the positions).
+    for i in sorted(range(len(pods)), key=pod_keys.__getitem__):
+        pod, pod_key = pods[i], pod_keys[i]
+        spec, meta = pod.spec, pod.metadata
+        handled = (spec.schedulerName or "default-scheduler") in scheduler_names
+        group = meta.annotations.get(GROUP_NAME_ANNOTATION)
+        owner = jobs.get(namespaced_key(meta.namespace, group)) if group else None
         if i in bad_pods:
             if handled and owner is not None:
                 job_errors.setdefault(
@@ -293,11 +305,12 @@ def build_cluster(
                 pod=pod,
                 job=owner.key,
                 request=request,
-                pods_column=space.pods,
-                priority=priorities.of(pod.spec.priorityClassName, pod.spec.priority),
+                pods_column=pods_column,
+                priority=priorities.of(spec.priorityClassName, spec.priority),
                 qreq=qreq,
                 best_effort=best_effort,
                 status=status,
+                key=pod_key,
             )
             owner.add_task(task)
         else:
@@ -307,25 +320,23 @@ def build_cluster(
                     if group
                     else "no PodGroup (group-name annotation)"
                 )
-            if status in TERMINATED_STATUSES or not pod.spec.nodeName:
+            if status in TERMINATED_STATUSES or not spec.nodeName:
                 continue
             task = TaskInfo(
                 pod=pod,
                 job="",
                 request=request,
-                pods_column=space.pods,
+                pods_column=pods_column,
                 priority=0,
                 qreq=qreq,
                 best_effort=best_effort,
                 status=status,
+                key=pod_key,
             )
-        row = table.index.get(pod.spec.nodeName or "", -1)
-        if (
-            row >= 0
-            and task.status not in TERMINATED_STATUSES
-            and task.status is not TaskStatus.PENDING
-        ):
-            placed.append((row, task))
+        if status is not _PENDING and status not in TERMINATED_STATUSES:
+            row = node_row(spec.nodeName or "", -1)
+            if row >= 0:
+                placed.append((row, task))
     table.add_all(placed)
     table.changes.clear()
     return Cluster(
@@ -340,16 +351,15 @@ def build_cluster(
     )
 
 
+_PENDING = TaskStatus.PENDING
+
+
 def _check_range(res: Resources) -> None:
     """Refuse amounts the int64 node arithmetic cannot hold (``cpu: 1e30``, ``memory: 16Ei``)."""
     for name, milli in res.items():
         if milli > MAX_MILLI:
             amount = ResourceSpace.format(name, milli)
             raise QuantityError(f"{name} {amount} exceeds the largest amount Shoal schedules")
-
-
-def _pod_key(pod: Pod) -> str:
-    return namespaced_key(pod.metadata.namespace, pod.metadata.name)
 
 
 def _status(reason: str, message: str) -> Status:

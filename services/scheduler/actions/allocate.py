@@ -124,9 +124,10 @@ def place(
         if refused is not None:
             job.record(refused)
             continue
-        failed = next(
-            (f for k, f in job.fit_errors.items() if task.role and job.tasks[k].role == task.role),
-            None,
+        failed = (
+            next((f for k, f in job.fit_errors.items() if job.tasks[k].role == task.role), None)
+            if task.role and job.fit_errors
+            else None
         )
         if failed is not None:
             # Volcano's role cache: a task of a role that already fitted nowhere is skipped.

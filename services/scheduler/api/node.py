@@ -20,6 +20,7 @@ from services.scheduler.api.task import TaskInfo, TaskStatus
 from shared.models import ContainerImage, Node, Taint
 
 IntMatrix = npt.NDArray[np.int64]
+_PIPELINED, _RELEASING = TaskStatus.PIPELINED, TaskStatus.RELEASING
 
 
 class NodeClass(msgspec.Struct, frozen=True):
@@ -92,10 +93,10 @@ class NodeTable:
         """Account ``task`` on ``row`` according to its status (Volcano ``NodeInfo.AddTask``)."""
         req = task.request
         status = task.status
-        if status is TaskStatus.PIPELINED:
+        if status is _PIPELINED:
             self.pipelined[row] += req
             self.future[row] -= req
-        elif status is TaskStatus.RELEASING:
+        elif status is _RELEASING:
             self.used[row] += req
             self.idle[row] -= req
             self.releasing[row] += req
@@ -142,10 +143,10 @@ class NodeTable:
     def remove(self, row: int, task: TaskInfo) -> None:
         req = task.request
         status = task.status
-        if status is TaskStatus.PIPELINED:
+        if status is _PIPELINED:
             self.pipelined[row] -= req
             self.future[row] += req
-        elif status is TaskStatus.RELEASING:
+        elif status is _RELEASING:
             self.used[row] -= req
             self.idle[row] += req
             self.releasing[row] -= req

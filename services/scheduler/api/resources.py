@@ -22,6 +22,7 @@ BoolVec = npt.NDArray[np.bool_]
 
 # Volcano's LessEqual tolerance (minResource) so float round-off never flips a quota decision.
 EPSILON = 0.1
+_INF = float("inf")
 _BYTES = frozenset({MEMORY, "ephemeral-storage", "storage"})
 
 
@@ -77,8 +78,24 @@ class ResourceSpace:
 
 
 def less_equal(left: FloatVec, right: FloatVec) -> bool:
-    """Every dimension of ``left`` is within ``right`` (Volcano ``LessEqual`` with tolerance)."""
-    return bool(np.all((left <= right) | (np.abs(left - right) < EPSILON)))
+    """Every dimension of ``left`` is within ``right`` (Volcano ``LessEqual`` with tolerance).
+    Plain floats: for a handful of dimensions NumPy's per-call cost is most of the work."""
+    for lv, rv in zip(left.tolist(), right.tolist(), strict=True):
+        if not (lv <= rv or abs(lv - rv) < EPSILON):
+            return False
+    return True
+
+
+def within_for(allocated: FloatVec, request: FloatVec, limit: FloatVec) -> bool:
+    """``less_equal_in(allocated + request, limit, request > 0)`` in plain floats (the same
+    additions and comparisons): the per-task queue check."""
+    bounds = limit.tolist()
+    for have, asked, bound in zip(allocated.tolist(), request.tolist(), bounds, strict=True):
+        if asked > 0:
+            wanted = have + asked
+            if wanted > bound and abs(wanted - bound) >= EPSILON:
+                return False
+    return True
 
 
 def less_equal_in(left: FloatVec, right: FloatVec, dims: BoolVec) -> bool:
@@ -97,7 +114,7 @@ def share(allocated: FloatVec, total: FloatVec, dims: tuple[int, ...]) -> float:
         have, whole = have_all[i], whole_all[i]
         if whole == 0.0:
             value = 1.0 if have > 0 else 0.0
-        elif whole == float("inf"):
+        elif whole == _INF:
             value = 0.0
         else:
             value = have / whole

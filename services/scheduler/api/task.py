@@ -58,7 +58,10 @@ _OTHER_PHASES = {"Succeeded": TaskStatus.SUCCEEDED, "Failed": TaskStatus.FAILED}
 def _flag(pod: Pod, key: str, default: bool) -> bool:
     """``GetPodPreemptable``: the annotation, else the label, read with ``strconv.ParseBool``
     (a value it refuses, such as ``yes``, reads as false)."""
-    value = pod.metadata.annotations.get(key, pod.metadata.labels.get(key))
+    meta = pod.metadata
+    value = meta.annotations.get(key) if meta.annotations else None
+    if value is None:
+        value = meta.labels.get(key) if meta.labels else None
     if value is None:
         return default
     return _go_bool(value)
@@ -104,19 +107,20 @@ def shape_of(pod: Pod, zone: str | None = None) -> bytes:
 def pod_index(name: str) -> int:
     """Volcano's ``GetPodIndexUnderTask``: the last ``-`` part of ``job-task-N`` names (-1 if
     the name has fewer parts or the part is not a number)."""
-    parts = name.split("-")
-    if len(parts) >= 3 and parts[-1].isdigit():
-        return int(parts[-1])
-    return -1
+    if name.count("-") < 2:
+        return -1
+    last = name.rpartition("-")[2]
+    return int(last) if last.isdigit() else -1
 
 
 class TaskInfo:
     """One pod: its request vector, priority, status and (when placed) node row."""
 
     __slots__ = (
+        "_critical",
+        "_preemptable",
         "best_effort",
         "created",
-        "critical",
         "index",
         "job",
         "key",
@@ -125,7 +129,6 @@ class TaskInfo:
         "node",
         "order",
         "pod",
-        "preemptable",
         "priority",
         "qreq",
         "request",
@@ -146,12 +149,14 @@ class TaskInfo:
         qreq: FloatVec | None = None,
         best_effort: bool | None = None,
         status: TaskStatus | None = None,
+        key: str | None = None,
     ) -> None:
         meta = pod.metadata
         self.pod = pod
         self.name = meta.name
         self.namespace = meta.namespace or "default"
-        self.key = f"{self.namespace}/{meta.name}"
+        # ``namespace/name``; the snapshot passes the key it has already built.
+        self.key = f"{self.namespace}/{meta.name}" if key is None else key
         self.job = job
         # Volcano's getTaskRole: the task-spec annotation, else the label the controller sets.
         self.role = meta.annotations.get(TASK_SPEC_KEY) or meta.labels.get(TASK_SPEC_KEY, "")
@@ -168,16 +173,31 @@ class TaskInfo:
         self.status = pod_status(pod) if status is None else status
         self.node = -1
         self.created = meta.creationTimestamp or ""
-        self.preemptable = _flag(pod, PREEMPTABLE_KEY, True)
-        self.critical = (
-            self.namespace == "kube-system"
-            or (pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
-        )
+        # Read by the eviction actions only: worked out on first use.
+        self._preemptable: bool | None = None
+        self._critical: bool | None = None
         self.revocable_zone = revocable_zone(pod)
         self.shape = shape_of(pod, self.revocable_zone)
         self.index = pod_index(meta.name)
         # Position in the job's pending order, assigned once per session.
         self.order = 0
+
+    @property
+    def preemptable(self) -> bool:
+        """The ``volcano.sh/preemptable`` annotation or label (default true)."""
+        if self._preemptable is None:
+            self._preemptable = _flag(self.pod, PREEMPTABLE_KEY, True)
+        return self._preemptable
+
+    @property
+    def critical(self) -> bool:
+        """A kube-system pod or one of the system-critical priority classes (never evicted)."""
+        if self._critical is None:
+            self._critical = (
+                self.namespace == "kube-system"
+                or (self.pod.spec.priorityClassName or "") in CRITICAL_PRIORITY_CLASSES
+            )
+        return self._critical
 
     def __repr__(self) -> str:
         return f"TaskInfo({self.key}, {self.status.name}, node={self.node})"

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 RESOURCES = "resources"
+_MINUS_INF = float("-inf")
 _CACHE_SIZE = 64
 _NOT_READY = Status(
     code=Code.UNRESOLVABLE, reason="NodeNotReady", message="not ready", plugin="nodes"
@@ -39,18 +40,35 @@ class StaticMask:
 
 
 class _Entry:
-    __slots__ = ("cols", "fit", "local", "masked", "pos", "req", "score", "static")
+    __slots__ = (
+        "best",
+        "cols",
+        "fit",
+        "local",
+        "masked",
+        "need",
+        "passed",
+        "pos",
+        "req",
+        "shape",
+        "static",
+    )
 
-    def __init__(self, static: StaticMask, req: np.ndarray, local: bool) -> None:
+    def __init__(self, static: StaticMask, req: np.ndarray, local: bool, shape: bytes) -> None:
         self.static = static
         self.req = req
+        self.shape = shape
         self.cols = np.flatnonzero(req)
+        # (column, amount) of what the task asks for, as plain ints: the per-row fit check.
+        self.need: list[tuple[int, int]] = [(c, int(req[c])) for c in self.cols.tolist()]
         self.local = local
         self.pos = 0
         n = len(static.passed)
+        self.passed: list[bool] = static.passed.tolist()
         self.fit: BoolVec = np.zeros(n, dtype=bool)
-        self.score: FloatVec = np.zeros(n, dtype=np.float64)
         self.masked: FloatVec = np.full(n, -np.inf)
+        # The first row holding the largest ``masked`` value (np.argmax), -1: not known.
+        self.best = -1
 
 
 class Placer:
@@ -64,6 +82,8 @@ class Placer:
         self.scorers: list[NodeScorer] = ssn.points.node_order.all
         self._static: dict[bytes, StaticMask] = {}
         self._entries: OrderedDict[tuple[bytes, bytes], _Entry] = OrderedDict()
+        self._idle_memo: tuple[TaskInfo | None, int, int, bool] = (None, -1, -1, False)
+        self._last: _Entry | None = None  # the entry used last (most recent in ``_entries``)
 
     # -- predicates ---------------------------------------------------------------------
     def static(self, task: TaskInfo) -> StaticMask:
@@ -126,20 +146,30 @@ class Placer:
         return total
 
     def _entry(self, task: TaskInfo) -> _Entry:
-        key = (task.shape, task.request.tobytes())
-        entry = self._entries.get(key)
-        if entry is None:
-            local = all(s.row_local(task) for s in self.scorers)
-            entry = _Entry(self.static(task), task.request, local)
-            self._refresh(entry, task, slice(None))
-            entry.pos = len(self.nodes.changes)
-            self._entries[key] = entry
-            if len(self._entries) > _CACHE_SIZE:
-                self._entries.popitem(last=False)
-            return entry
-        self._entries.move_to_end(key)
+        last = self._last
+        if last is not None and last.req is task.request and last.shape == task.shape:
+            entry = last  # the most recent entry again (a gang's next task): no key to build
+        else:
+            key = (task.shape, task.request.tobytes())
+            found = self._entries.get(key)
+            if found is None:
+                local = self._row_local(task)
+                entry = _Entry(self.static(task), task.request, local, task.shape)
+                self._refresh(entry, task, slice(None))
+                entry.pos = len(self.nodes.changes)
+                self._entries[key] = entry
+                if len(self._entries) > _CACHE_SIZE:
+                    self._entries.popitem(last=False)
+                self._last = entry
+                return entry
+            entry = found
+            self._entries.move_to_end(key)
+            self._last = entry
         log = self.nodes.changes
-        if entry.pos < len(log):
+        end = len(log)
+        if entry.pos == end - 1 and entry.local:
+            self._refresh_rows(entry, task, [log[-1]])  # one placement since: the usual case
+        elif entry.pos < end:
             dirty = set(log[entry.pos :])
             if entry.local and len(dirty) <= 8:
                 self._refresh_rows(entry, task, sorted(dirty))
@@ -147,30 +177,57 @@ class Placer:
                 self._refresh(entry, task, slice(None))
             else:
                 self._refresh(entry, task, np.array(sorted(dirty), dtype=np.intp))
-            entry.pos = len(log)
+        entry.pos = end
         return entry
 
     def _refresh(self, entry: _Entry, task: TaskInfo, rows: Rows) -> None:
         entry.fit[rows] = self._fits(entry.req, rows)
-        if entry.local:
-            entry.score[rows] = self.scores(task, rows)
+        score = self.scores(task, rows) if entry.local else 0.0
         ok = entry.fit[rows] & entry.static.passed[rows]
-        entry.masked[rows] = np.where(ok, entry.score[rows], -np.inf)
+        entry.masked[rows] = np.where(ok, score, -np.inf)
+        entry.best = -1
 
     def _refresh_rows(self, entry: _Entry, task: TaskInfo, rows: list[int]) -> None:
-        """A few rows in plain Python: cheaper than NumPy's per-call overhead."""
-        cols = entry.cols.tolist()
-        need = entry.req[entry.cols].tolist()
-        future = self.nodes.future
+        """A few rows in plain Python: cheaper than NumPy's per-call overhead. The best row
+        is kept up to date too: np.argmax's first maximum can only move to a refreshed row,
+        unless the best row itself lost value (then it is looked for again)."""
+        need, passed, nodes = entry.need, entry.passed, self.nodes
+        future, fits, masked = nodes.future, entry.fit, entry.masked
+        best = entry.best
+        top = masked.item(best) if best >= 0 else 0.0
+        if top != top:  # a NaN maximum: np.argmax's own rules apply
+            best = -1
         for row in rows:
-            free = future[row, entry.cols].tolist() if cols else []
-            fit = all(f >= r for f, r in zip(free, need, strict=True))
-            entry.fit[row] = fit
+            fit = True
+            if need:
+                free = future[row].tolist()
+                for col, amount in need:
+                    if free[col] < amount:
+                        fit = False
+                        break
+            fits[row] = fit
             score = 0.0
             for scorer in self.scorers:
-                score += scorer.score_row(task, self.nodes, row)
-            entry.score[row] = score
-            entry.masked[row] = score if fit and entry.static.passed[row] else -np.inf
+                score += scorer.score_row(task, nodes, row)
+            value = score if fit and passed[row] else _MINUS_INF
+            masked[row] = value
+            if best < 0:
+                continue
+            if value != value:  # NaN: np.argmax's own rules apply
+                best = -1
+            elif row == best:
+                if value < top:
+                    best = -1
+                else:
+                    top = value
+            elif value > top or (value == top and row < best):
+                best, top = row, value
+        entry.best = best
+
+    def _best(self, entry: _Entry) -> int:
+        if entry.best < 0:
+            entry.best = int(entry.masked.argmax())
+        return entry.best
 
     def choose(self, task: TaskInfo, within: BoolVec | None = None) -> int:
         """The best feasible node row for ``task`` (-1 if none): Volcano's allocate pick;
@@ -180,16 +237,22 @@ class Placer:
         entry = self._entry(task)
         # Tasks sharing an entry share shape and request, not labels, images or spread
         # constraints: whether the cached scores hold is asked per task.
-        if not entry.local or not all(s.row_local(task) for s in self.scorers):
+        if not entry.local or not self._row_local(task):
             return self._choose_scoring(task, entry, within)
+        filters = self.dynamic(task)
         masked = entry.masked
-        if within is not None:
-            masked = np.where(within, masked, -np.inf)
-        for f in self.dynamic(task):
-            masked = np.where(f.passed, masked, -np.inf)
-        row = int(np.argmax(masked))
-        if masked[row] == -np.inf:
-            return -1
+        if filters or within is not None:
+            if within is not None:
+                masked = np.where(within, masked, -np.inf)
+            for f in filters:
+                masked = np.where(f.passed, masked, -np.inf)
+            row = int(masked.argmax())
+            if masked[row] == -np.inf:
+                return -1
+        else:
+            row = self._best(entry)
+            if masked.item(row) == _MINUS_INF:
+                return -1
         if not self.fits_idle(task, row):
             # Volcano scores nodes whose idle fits before those that fit only once releasing
             # resources are gone (pipelining): prefer the best node that fits now, if any.
@@ -221,9 +284,28 @@ class Placer:
             return int(rows[0])
         return int(rows[int(np.argmax(self.scores(task, rows)))])
 
+    def _row_local(self, task: TaskInfo) -> bool:
+        local = True
+        for scorer in self.scorers:  # a loop: asked per task, a generator costs more
+            local = local and scorer.row_local(task)
+        return local
+
     def fits_idle(self, task: TaskInfo, row: int) -> bool:
-        idle = self.nodes.idle[row].tolist()
-        return all(i >= r for i, r in zip(idle, task.request.tolist(), strict=True))
+        """Does the task fit the node's idle now (else it can only be pipelined)? Asked by
+        ``choose`` and then again by its caller for the same row: the answer is kept until
+        the node table changes."""
+        nodes = self.nodes
+        memo = self._idle_memo
+        if memo[0] is task and memo[1] == row and memo[2] == len(nodes.changes):
+            return memo[3]
+        idle = nodes.idle[row].tolist()
+        fits = True
+        for free, amount in zip(idle, task.request.tolist(), strict=True):
+            if free < amount:
+                fits = False
+                break
+        self._idle_memo = (task, row, len(nodes.changes), fits)
+        return fits
 
     def ranked(self, task: TaskInfo, mask: BoolVec) -> list[int]:
         """Rows passing ``mask``, best score first (ties by row): preempt's node order."""

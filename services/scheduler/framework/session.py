@@ -24,6 +24,8 @@ from services.scheduler.framework.statement import Op
 from services.scheduler.framework.topology import Topology, open_topology
 
 F = TypeVar("F")
+_ALLOCATED = TaskStatus.ALLOCATED
+_EVICT, _ALLOCATE_OP = Op.EVICT, Op.ALLOCATE
 
 
 class Session:
@@ -69,12 +71,12 @@ class Session:
 
     # -- ordering ---------------------------------------------------------------------
     def job_order_key(self, job: JobInfo) -> tuple[Any, ...]:
-        return (*(fn(job) for fn in self.points.job_order.all), job.created, job.key)
+        return (*[fn(job) for fn in self.points.job_order.all], job.created, job.key)
 
     def task_order_key(self, task: TaskInfo) -> tuple[Any, ...]:
         """Plugin keys, then Volcano's ``CompareTask``: pod index, creation, uid."""
         return (
-            *(fn(task) for fn in self.points.task_order.all),
+            *[fn(task) for fn in self.points.task_order.all],
             task.index,
             task.created,
             task.key,
@@ -92,7 +94,10 @@ class Session:
         return None
 
     def job_ready(self, job: JobInfo) -> bool:
-        return all(fn(job) for fn in self.points.job_ready.all)
+        ready = True
+        for fn in self.points.job_ready.all:  # asked per task placed: no generator
+            ready = ready and fn(job)
+        return ready
 
     def job_pipelined(self, job: JobInfo) -> bool:
         return self._vote(self.points.job_pipelined, job, record=False)
@@ -297,9 +302,10 @@ class Session:
             fn(task)
 
     def apply_allocate(self, task: TaskInfo, row: int) -> None:
-        self.jobs[task.job].set_status(task, TaskStatus.ALLOCATED)
+        self.jobs[task.job].set_status(task, _ALLOCATED)
         self.nodes.add(row, task)
-        self._fire(self.points.on_allocate, task)
+        for fn in self.points.on_allocate.all:
+            fn(task)
 
     def apply_pipeline(self, task: TaskInfo, row: int) -> None:
         self.jobs[task.job].set_status(task, TaskStatus.PIPELINED)
@@ -340,9 +346,9 @@ class Session:
 
     def record(self, op: Op, task: TaskInfo, row: int, *, reserved: bool) -> None:
         node = self.nodes.names[row]
-        if op is Op.EVICT:
+        if op is _EVICT:
             self.evictions.append(task.key)
-        elif op is Op.ALLOCATE and not reserved:
+        elif op is _ALLOCATE_OP and not reserved:
             self.binds[task.key] = node
         else:
             self.pipelined[task.key] = node

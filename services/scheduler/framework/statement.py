@@ -22,6 +22,9 @@ class Op(enum.Enum):
     EVICT = "evict"
 
 
+_ALLOCATE = Op.ALLOCATE  # looked up once: the enum attribute costs a lookup per task
+
+
 class Statement:
     __slots__ = ("ops", "ssn")
 
@@ -31,7 +34,7 @@ class Statement:
 
     def allocate(self, task: TaskInfo, row: int) -> None:
         self.ssn.apply_allocate(task, row)
-        self.ops.append((Op.ALLOCATE, task, row))
+        self.ops.append((_ALLOCATE, task, row))
 
     def pipeline(self, task: TaskInfo, row: int) -> None:
         self.ssn.apply_pipeline(task, row)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from services.scheduler.api import NodeTable, TaskInfo
-from services.scheduler.api.resources import FloatVec
+from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.framework.extension import Rows
 from services.scheduler.plugins.base import Arguments, BasePlugin
 from shared.resources import CPU, MEMORY
@@ -47,26 +47,36 @@ class BinpackPlugin(BasePlugin):
     def on_session_open(self, ssn: Session) -> None:
         index = ssn.space.index
         self.columns = [(index[n], w) for n, w in self.resource_weights.items() if n in index and w]
+        self._requests: dict[int, tuple[IntVec, list[tuple[int, float, int]], int]] = {}
         if self.weight:
             ssn.points.node_order.add(NAME, self)
 
     def row_local(self, task: TaskInfo) -> bool:
         return True
 
+    def _terms(self, request: IntVec) -> tuple[list[tuple[int, float, int]], int]:
+        """(column, weight, amount) of the scored resources the request asks for, and the sum
+        of their weights; kept per request vector (the tasks of one template share theirs)."""
+        known = self._requests.get(id(request))
+        if known is None or known[0] is not request:
+            amounts = request.tolist()
+            terms = [(c, float(w), amounts[c]) for c, w in self.columns if amounts[c] != 0]
+            weight_sum = sum(w for c, w in self.columns if amounts[c] != 0)
+            known = self._requests[id(request)] = (request, terms, weight_sum)
+        return known[1], known[2]
+
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
         """One row's score; the same float operations in the same order as ``score``."""
+        terms, weight_sum = self._terms(task.request)
         alloc = nodes.allocatable_rows[row]
         used = nodes.used[row].tolist()
-        request = task.request.tolist()
-        score, weight_sum, overflow = 0.0, 0, False
-        for col, weight in self.columns:
-            if request[col] == 0:
-                continue
-            final = used[col] + request[col]
-            if alloc[col] > 0:
-                overflow = overflow or final > alloc[col]
-                score += final * float(weight) / float(alloc[col])
-            weight_sum += weight
+        score, overflow = 0.0, False
+        for col, weight, amount in terms:
+            final = used[col] + amount
+            capacity = alloc[col]
+            if capacity > 0:
+                overflow = overflow or final > capacity
+                score += final * weight / float(capacity)
         if weight_sum:
             score /= weight_sum
         return 0.0 if overflow else score * (100 * self.weight)

@@ -39,10 +39,14 @@ class DrfPlugin(BasePlugin):
             else None
         )
         self.attrs: dict[str, Attr] = {}
+        # Jobs whose ``share`` lags their allocation (without hierarchy only).
+        self._stale: set[str] = set()
         for job in ssn.jobs.values():
-            allocated = job_allocated(job)
-            attr = Attr(allocated if len(allocated) else ssn.space.zeros())
-            attr.share = self._share(attr)
+            if job.allocated_task_num():
+                attr = Attr(job_allocated(job))
+                attr.share = self._share(attr)
+            else:
+                attr = Attr(ssn.space.zeros())  # holds nothing: its share is 0
             self.attrs[job.key] = attr
             queue = ssn.queues.get(job.queue)
             if self.tree is not None and queue is not None:
@@ -61,7 +65,12 @@ class DrfPlugin(BasePlugin):
 
     def job_key(self, job: JobInfo) -> float:
         attr = self.attrs.get(job.key)
-        return attr.share if attr is not None else 0.0
+        if attr is None:
+            return 0.0
+        if self._stale and job.key in self._stale:
+            self._stale.discard(job.key)
+            attr.share = self._share(attr)
+        return attr.share
 
     def preemptable(
         self, preemptor: TaskInfo, candidates: Sequence[TaskInfo]
@@ -124,20 +133,25 @@ class DrfPlugin(BasePlugin):
         if attr is None:
             return
         attr.allocated += task.qreq
+        if self.tree is None:
+            # Only the job order reads the share then: it is worked out when asked for.
+            self._stale.add(task.job)
+            return
         attr.share = share(attr.allocated, self.total, self.dims)
-        if self.tree is not None:
-            self.tree.allocated += task.qreq
-            self._update_tree(task, attr)
+        self.tree.allocated += task.qreq
+        self._update_tree(task, attr)
 
     def on_deallocate(self, task: TaskInfo) -> None:
         attr = self.attrs.get(task.job)
         if attr is None:
             return
         attr.allocated -= task.qreq
+        if self.tree is None:
+            self._stale.add(task.job)
+            return
         attr.share = share(attr.allocated, self.total, self.dims)
-        if self.tree is not None:
-            self.tree.allocated -= task.qreq
-            self._update_tree(task, attr)
+        self.tree.allocated -= task.qreq
+        self._update_tree(task, attr)
 
     def _update_tree(self, task: TaskInfo, attr: Attr) -> None:
         assert self.tree is not None

@@ -9,6 +9,7 @@ caching then). Each costs nothing for a task it cannot score: no weight, no term
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -106,6 +107,7 @@ class NodeOrderPlugin(BasePlugin):
             ImageLocality(nodes) if nodes.images and self.weights["imagelocality.weight"] else None
         )
         self.gpu = ssn.space.index.get(GPU)
+        self._requests: dict[int, tuple[IntVec, list[int], list[int]]] = {}
         ssn.points.node_order.add(NAME, self)
         if self.spread is not None or self.interpod is not None:
             self.counts = counts
@@ -158,21 +160,47 @@ class NodeOrderPlugin(BasePlugin):
 
     def score_row(self, task: TaskInfo, nodes: NodeTable, row: int) -> float:
         """One row's score for row-local tasks; bit-identical to ``score`` on that row."""
-        w = self.weights
+        request = task.request
+        # The request as plain ints (numpy scalar compares cost more here) and its balanced
+        # columns, kept per request vector: the tasks of one template share theirs.
+        known = self._requests.get(id(request))
+        if known is None or known[0] is not request:
+            full = request.tolist()
+            known = self._requests[id(request)] = (request, full, columns(full, self.gpu))
+        _, req, cols = known
         alloc = nodes.allocatable_rows[row]
-        used = nodes.used[row, :2].tolist()
-        req = task.request[:2].tolist()
+        used = nodes.used[row].tolist()
+        w = self.weights
+        a0, a1 = alloc[0], alloc[1]
+        if len(cols) == 2 and a0 > 0 and a1 > 0:
+            return self._cpu_memory_row(a0, a1, used[0] + req[0], used[1] + req[1])
         total = 0.0
         if w["leastrequested.weight"]:
             total += requested_row(alloc, used, req, least=True) * w["leastrequested.weight"]
         if w["mostrequested.weight"]:
             total += requested_row(alloc, used, req, least=False) * w["mostrequested.weight"]
         if w["balancedresource.weight"]:
-            full = task.request.tolist()  # plain ints: numpy scalar compares cost more here
-            cols = columns(full, self.gpu)
-            if len(cols) > 2:
-                used, req = nodes.used[row].tolist(), full
             total += balanced_row(alloc, used, req, cols) * w["balancedresource.weight"]
+        return total
+
+    def _cpu_memory_row(self, a0: int, a1: int, r0: int, r1: int) -> float:
+        """``score_row`` on a node with cpu and memory for a pod asking for either but no GPU:
+        ``requested_row`` and ``balanced_row`` inline (the same integer and float maths)."""
+        w = self.weights
+        total = 0.0
+        least, most = w["leastrequested.weight"], w["mostrequested.weight"]
+        if least:
+            free = (a0 - r0) * MAX_SCORE // a0 if r0 <= a0 else 0
+            free += (a1 - r1) * MAX_SCORE // a1 if r1 <= a1 else 0
+            total += float(free // 2) * least
+        if most:
+            taken = r0 * MAX_SCORE // a0 if r0 <= a0 else 0
+            taken += r1 * MAX_SCORE // a1 if r1 <= a1 else 0
+            total += float(taken // 2) * most
+        balanced = w["balancedresource.weight"]
+        if balanced:
+            first, second = min(r0 / a0, 1.0), min(r1 / a1, 1.0)
+            total += float(math.trunc((1 - abs((first - second) / 2)) * MAX_SCORE)) * balanced
         return total
 
     def _affinity(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:

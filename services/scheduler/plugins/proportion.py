@@ -20,6 +20,7 @@ from services.scheduler.api.resources import (
     less_equal,
     less_equal_in,
     share,
+    within_for,
 )
 from services.scheduler.api.status import Status
 from services.scheduler.framework.extension import PERMIT, Verdict
@@ -77,6 +78,8 @@ class ProportionPlugin(BasePlugin):
         total = total_resource(ssn)
         guarantees = sum((q.guarantee for q in ssn.queues.values()), space.zeros())
         self.attrs: dict[str, QueueAttr] = {}
+        # Queues whose ``share`` lags their allocation: only the queue order reads it.
+        self._stale: set[str] = set()
         for job in ssn.jobs.values():
             queue = ssn.queues[job.queue]
             attr = self.attrs.get(job.queue)
@@ -108,6 +111,9 @@ class ProportionPlugin(BasePlugin):
     def queue_key(self, queue: QueueInfo) -> tuple[float, float]:
         """Higher ``spec.priority`` first, then the lower share."""
         attr = self.attrs.get(queue.name)
+        if attr is not None and self._stale and queue.name in self._stale:
+            self._stale.discard(queue.name)
+            self._update_share(attr)
         return (-float(queue.priority), attr.share if attr else 0.0)
 
     def overused(self, queue: QueueInfo) -> Status | None:
@@ -122,6 +128,11 @@ class ProportionPlugin(BasePlugin):
         )
 
     def allocatable(self, queue: QueueInfo, task: TaskInfo) -> Status | None:
+        attr = self.attrs.get(queue.name)
+        if queue.state == OPEN and (
+            attr is None or within_for(attr.allocated, task.qreq, attr.deserved)
+        ):
+            return None  # the common answer, without the arrays the refusal builds
         return self._queue_allocatable(queue, task.qreq)
 
     def preemptive(self, queue: QueueInfo, tasks: Sequence[TaskInfo]) -> Status | None:
@@ -190,16 +201,18 @@ class ProportionPlugin(BasePlugin):
             attr.inqueue += job.min_resources
 
     def on_allocate(self, task: TaskInfo) -> None:
-        attr = self.attrs.get(self.ssn.jobs[task.job].queue)
+        queue = self.ssn.jobs[task.job].queue
+        attr = self.attrs.get(queue)
         if attr is not None:
             attr.allocated += task.qreq
-            self._update_share(attr)
+            self._stale.add(queue)  # the share is worked out when the queue order asks
 
     def on_deallocate(self, task: TaskInfo) -> None:
-        attr = self.attrs.get(self.ssn.jobs[task.job].queue)
+        queue = self.ssn.jobs[task.job].queue
+        attr = self.attrs.get(queue)
         if attr is not None:
             attr.allocated -= task.qreq
-            self._update_share(attr)
+            self._stale.add(queue)
 
 
 def new(arguments: dict[str, Any]) -> ProportionPlugin:

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
 
 
+_PENDING = TaskStatus.PENDING
+
+
 class QueueAttr:
     """What a queue holds (allocated), wants (request), has admitted (inqueue) and may get."""
 
@@ -63,6 +66,12 @@ def job_allocated(job: JobInfo) -> FloatVec:
 
 def account_job(attr: QueueAttr, job: JobInfo) -> None:
     """Volcano's per-job additions to its queue at session open."""
+    if job.min_resources is None and not job.allocated_task_num():
+        # Nothing held and nothing reserved: the additions below would all add zeros.
+        for task in job.tasks.values():
+            if task.status is _PENDING:
+                attr.request += task.qreq
+        return
     allocated = np.zeros_like(attr.allocated)
     for task in job.tasks.values():
         if task.status in ALLOCATED_STATUSES:

@@ -82,9 +82,8 @@ def soft_constraints(pod: Pod) -> list[SpreadConstraint]:
 
 
 def has_soft_constraints(task: TaskInfo) -> bool:
-    return any(
-        c.whenUnsatisfiable == SCHEDULE_ANYWAY for c in task.pod.spec.topologySpreadConstraints
-    )
+    constraints = task.pod.spec.topologySpreadConstraints
+    return bool(constraints) and any(c.whenUnsatisfiable == SCHEDULE_ANYWAY for c in constraints)
 
 
 class PodTopologySpread:
