@@ -142,6 +142,13 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
             description="after a lost log, longest wait for the watcher's resync before rebuilding"
         ),
     ] = 60.0
+    event_loop: Annotated[
+        Literal["uvloop", "asyncio"],
+        Meta(
+            description="the event loop: uvloop (libuv, in C; asyncio's own where uvloop is not "
+            "installed) or asyncio's"
+        ),
+    ] = "uvloop"
 
 
 def env_name(cls: type[msgspec.Struct], field: str, *, prefix: str = ENV_PREFIX) -> str:
