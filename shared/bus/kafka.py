@@ -5,7 +5,8 @@ do with stock aiokafka). Each `consume` call is one group member with auto-commi
 batch, hand it to `deliver`, commit `offset + 1`. A rebalance listener makes revocation wait
 for the in-flight batch (and its commit) and asks a retrying batch to give up, so partitions
 move only between batches. `rebuild` reads by manual assignment from the beginning up to each
-partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu).
+partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu);
+`rebuild(keep_reader=True)` keeps that reader, paused, for the next read of the same topics.
 
 A topic deleted and created again is silent to a reader: it stays parked past the new log's
 end and never sees the new records. `consume` and `follow` therefore compare, once a second
@@ -17,6 +18,7 @@ reported (`take_truncated`) so the service declares the log lost and everyone re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import random
 import time
@@ -67,6 +69,7 @@ class KafkaBus:
         self._settings = settings
         self._producer: AIOKafkaProducer | None = None
         self._truncated: set[TopicPartition] = set()
+        self._readers: dict[tuple[str, ...], _KeptReader] = {}
 
     @property
     def dead_letter_topic(self) -> str:
@@ -93,6 +96,9 @@ class KafkaBus:
         self._producer = producer
 
     async def close(self) -> None:
+        readers, self._readers = list(self._readers.values()), {}
+        for reader in readers:
+            await reader.consumer.stop()
         producer, self._producer = self._producer, None
         if producer is not None:
             await producer.stop()
@@ -194,16 +200,21 @@ class KafkaBus:
         finally:
             await consumer.stop()
 
-    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
-        consumer = self._consumer(group_id=None)
-        await consumer.start()
-        try:
-            tps = await self._partitions(topics)
-            consumer.assign(tps)
-            await consumer.seek_to_beginning(*tps)
-            raw, positions = await _read_to_highwater(consumer, tps)
-        finally:
-            await consumer.stop()
+    async def rebuild(
+        self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
+    ) -> Snapshot[T]:
+        if keep_reader:
+            raw, positions = await self._reread(tuple(topics))
+        else:
+            consumer = self._consumer(group_id=None)
+            await consumer.start()
+            try:
+                tps = await self._partitions(topics)
+                consumer.assign(tps)
+                await consumer.seek_to_beginning(*tps)
+                raw, positions = await _read_to_highwater(consumer, tps)
+            finally:
+                await consumer.stop()
         records: list[Record[T]] = []
         for record in raw:
             if record.value is None:
@@ -254,6 +265,35 @@ class KafkaBus:
                     return
         finally:
             await consumer.stop()
+
+    async def _reread(
+        self, topics: tuple[str, ...]
+    ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
+        """A rebuild on the reader kept for ``topics``: its partitions stay paused between
+        reads, so it costs the broker nothing meanwhile. A read that fails or is cancelled
+        drops the reader (the next one starts afresh, as every rebuild used to)."""
+        reader = self._readers.get(topics)
+        if reader is None:
+            reader = self._readers[topics] = _KeptReader(self._consumer(group_id=None))
+        async with reader.lock:
+            consumer = reader.consumer
+            try:
+                if not reader.started:
+                    await consumer.start()
+                    reader.started = True
+                tps = await self._partitions(topics)
+                if consumer.assignment() != set(tps):
+                    consumer.assign(tps)  # (a broker that came back may have re-created them)
+                consumer.resume(*tps)
+                since_ms = int(1000 * time.time())
+                await consumer.seek_to_beginning(*tps)
+                return await _read_to_highwater(consumer, tps, since_ms=since_ms)
+            except BaseException:
+                if self._readers.get(topics) is reader:
+                    del self._readers[topics]
+                with contextlib.suppress(Exception):
+                    await consumer.stop()
+                raise
 
     def take_truncated(self) -> set[TopicPartition]:
         taken = set(self._truncated)
@@ -403,6 +443,15 @@ class _Truncations:
                 self._found.add(TopicPartition(tp.topic, tp.partition))
 
 
+class _KeptReader:
+    """A group-less consumer kept between rebuilds of the same topics."""
+
+    def __init__(self, consumer: AIOKafkaConsumer) -> None:
+        self.consumer = consumer
+        self.started = False
+        self.lock = asyncio.Lock()
+
+
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
     """Holds the batch lock; revocation waits on it, so partitions move between batches."""
 
@@ -448,12 +497,21 @@ async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: b
 
 
 async def _read_to_highwater(
-    consumer: AIOKafkaConsumer, tps: list[KafkaTopicPartition]
+    consumer: AIOKafkaConsumer, tps: list[KafkaTopicPartition], *, since_ms: int = 0
 ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
-    """Read assigned partitions until each reaches the high watermark its first fetch reported."""
+    """Read assigned partitions until each reaches the high watermark its first fetch reported
+    (a fetch answered after ``since_ms``: a kept reader knows the marks of its last read)."""
     targets: dict[KafkaTopicPartition, int] = {}
     records: list[RawRecord] = []
     positions = {TopicPartition(*tp): 0 for tp in tps}
+
+    def highwater(tp: KafkaTopicPartition) -> int | None:
+        polled: int | None = consumer.last_poll_timestamp(tp)
+        if polled is None or polled < since_ms:
+            return None
+        mark: int | None = consumer.highwater(tp)
+        return mark
+
     while len(targets) < len(tps) or any(
         positions[TopicPartition(*tp)] < targets[tp] for tp in tps
     ):
@@ -462,9 +520,9 @@ async def _read_to_highwater(
             target = targets.setdefault(tp, consumer.highwater(tp))
             records += [_raw(r) for r in recs if r.offset < target]
         for tp in tps:
-            highwater = consumer.highwater(tp)
-            if tp not in targets and highwater is not None:
-                targets[tp] = highwater  # an empty fetch still reports it
+            mark = highwater(tp)
+            if tp not in targets and mark is not None:
+                targets[tp] = mark  # an empty fetch still reports it
             if tp in targets:
                 position = min(await consumer.position(tp), targets[tp])
                 positions[TopicPartition(*tp)] = position

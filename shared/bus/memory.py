@@ -143,7 +143,9 @@ class MemoryBus:
         finally:
             await self._rebalance(group, leave=member)
 
-    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
+    async def rebuild(
+        self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
+    ) -> Snapshot[T]:
         records: list[Record[T]] = []
         positions: dict[TopicPartition, int] = {}
         for topic in topics:

@@ -66,9 +66,13 @@ class Bus(Protocol):
         none): from then on it receives records, so a service may call itself ready."""
         ...
 
-    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
+    async def rebuild(
+        self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
+    ) -> Snapshot[T]:
         """Read every partition from the beginning up to its high watermark (no group); a record
-        too large or undecodable is dead-lettered and left out."""
+        too large or undecodable is dead-lettered and left out. ``keep_reader``: keep the reader
+        for the next rebuild of the same topics (a small log read again every few seconds, such
+        as the log generation: no new connection and consumer start each time)."""
         ...
 
     async def follow(
