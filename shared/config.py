@@ -57,7 +57,7 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
             "idle_after_ms (0: never change); saves broker and client CPU at rest, and the "
             "first record after a quiet period waits up to this",
         ),
-    ] = 200
+    ] = 300
     idle_after_ms: Annotated[
         int, Meta(ge=0, description="time without records after which a consumer is idle")
     ] = 2_000
