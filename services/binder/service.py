@@ -101,7 +101,7 @@ async def run_binder(
             handler=handle,
             stopping=stopping,
             on_assigned=shell.readiness.mark_ready,
-            # Evictions follow a decision made while busy; they may wait a second at rest.
+            # Evictions follow a decision made while busy; they may wait ~1.5 s at rest.
             wake_topics=[topics.binds, topics.podgroup_status, topics.kueue_status],
         )
     finally:

@@ -179,7 +179,7 @@ class JobController:
                 decode=state_decoder.decode,
                 handler=self.handle,
                 stopping=stopping,
-                # Commands, Services and Queues may wait a second at rest.
+                # Commands, Services and Queues may wait ~1.5 s at rest.
                 wake_topics=_topics(self.shell.topics, ("Job", "Pod", "PodGroup", "Workload")),
             )
         finally:

@@ -241,7 +241,7 @@ class Scheduler:
 
     def wake_topics(self) -> list[str]:
         """What starts work for an idle scheduler: a pod group (every workload gets one), a pod
-        or a Kueue Workload; nodes, queues, confs and results may wait a second at rest."""
+        or a Kueue Workload; nodes, queues, confs and results may wait ~1.5 s at rest."""
         return sorted({self.topics.state(kind) for kind in ("PodGroup", "Pod", "Workload")})
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:

@@ -374,12 +374,12 @@ class Pacing:
 
     An idle consumer given ``wake_topics`` (the topics whose records start its work: the job
     controller's jobs, the scheduler's PodGroups, ...) also leaves the partitions of its other
-    topics out of all but one fetch in ``QUIET_FETCH_EVERY`` (about once a second): they are
-    paused, and resumed for that fetch from inside the fetcher's fetch task, before it sends
-    the next one. The embedded broker polls every partition of a parked fetch about ten times
-    per wait and the client encodes and decodes each one, so a consumer of seven topics pays
-    for three at rest; a record on a quiet topic waits up to a second once. Any record wakes
-    the consumer: every partition is fetched again, with the short wait.
+    topics out of all but one fetch in ``QUIET_FETCH_EVERY`` (every 1.5 s at the default
+    wait): they are paused, and resumed for that fetch from inside the fetcher's fetch task,
+    before it sends the next one. The embedded broker polls every partition of a parked fetch
+    about ten times per wait and the client encodes and decodes each one, so a consumer of
+    seven topics pays for three at rest; a record on a quiet topic waits up to 1.5 s once.
+    Any record wakes the consumer: every partition is fetched again, with the short wait.
     """
 
     def __init__(

@@ -66,7 +66,7 @@ class Bus(Protocol):
         `on_assigned` is called each time the group gives this member its partitions (possibly
         none): from then on it receives records, so a service may call itself ready.
         `wake_topics`: the topics whose records start the consumer's work; while idle it may
-        read its other topics less often (a record there waits up to a second); None: all."""
+        read its other topics less often (a record there waits up to ~1.5 s); None: all."""
         ...
 
     async def rebuild(
