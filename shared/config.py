@@ -57,7 +57,7 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
             "idle_after_ms (0: never change); saves broker and client CPU at rest, and the "
             "first record after a quiet period waits up to this",
         ),
-    ] = 200
+    ] = 300
     idle_after_ms: Annotated[
         int, Meta(ge=0, description="time without records after which a consumer is idle")
     ] = 2_000
@@ -142,6 +142,13 @@ class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
             description="after a lost log, longest wait for the watcher's resync before rebuilding"
         ),
     ] = 60.0
+    event_loop: Annotated[
+        Literal["uvloop", "asyncio"],
+        Meta(
+            description="the event loop: uvloop (libuv, in C; asyncio's own where uvloop is not "
+            "installed) or asyncio's"
+        ),
+    ] = "uvloop"
 
 
 def env_name(cls: type[msgspec.Struct], field: str, *, prefix: str = ENV_PREFIX) -> str:

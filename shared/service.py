@@ -26,7 +26,7 @@ from shared.health import Readiness, start_health_server
 from shared.kube import KubeClient
 from shared.logging import configure_logging
 from shared.recovery import run_per_generation
-from shared.runtime import RootTask, run_service
+from shared.runtime import RootTask, run_loop, run_service
 from shared.topics import Topics
 
 
@@ -159,4 +159,4 @@ def run_kube_service(
         finally:
             await kube.close()
 
-    return asyncio.run(main())
+    return run_loop(main(), loop=shell.settings.event_loop)

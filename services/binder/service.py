@@ -101,6 +101,8 @@ async def run_binder(
             handler=handle,
             stopping=stopping,
             on_assigned=shell.readiness.mark_ready,
+            # Evictions follow a decision made while busy; they may wait ~1.5 s at rest.
+            wake_topics=[topics.binds, topics.podgroup_status, topics.kueue_status],
         )
     finally:
         await executor.close()

@@ -179,6 +179,8 @@ class JobController:
                 decode=state_decoder.decode,
                 handler=self.handle,
                 stopping=stopping,
+                # Commands, Services and Queues may wait ~1.5 s at rest.
+                wake_topics=_topics(self.shell.topics, ("Job", "Pod", "PodGroup", "Workload")),
             )
         finally:
             self.queue.shutdown()  # in-flight syncs finish; waiting keys are dropped
@@ -321,8 +323,9 @@ class _CommandHead(msgspec.Struct):
     target: _Target | None = None
 
 
-def _topics(topics: Topics) -> list[str]:
-    kinds = (*SHARDED_KINDS, "Command", "Queue", "Workload")
+def _topics(
+    topics: Topics, kinds: Sequence[str] = (*SHARDED_KINDS, "Command", "Queue", "Workload")
+) -> list[str]:
     return sorted({topics.state(kind) for kind in kinds})
 
 

@@ -119,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from services.kubesim.app import KubeSim
+    from shared.config import ServiceSettings, load_settings
+    from shared.runtime import run_loop
 
     config = build_config(args)
+    event_loop = load_settings(ServiceSettings).event_loop
 
     async def serve() -> None:
         stop = asyncio.Event()
@@ -132,5 +135,5 @@ def run(args: argparse.Namespace) -> int:
             print(f"KUBECONFIG={sim.kubeconfig_path}", flush=True)
             await stop.wait()
 
-    asyncio.run(serve())
+    run_loop(serve(), loop=event_loop)
     return 0

@@ -22,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from services.scheduler.service import Scheduler, SchedulerSettings
     from shared.bus.kafka import KafkaBus
     from shared.config import load_settings
+    from shared.runtime import run_loop
     from shared.service import ServiceShell
 
     shell = ServiceShell.from_env("scheduler")
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
             return await shell.run({"scheduler": shell.per_generation(bus, once)})
 
-    return asyncio.run(main())
+    return run_loop(main(), loop=shell.settings.event_loop)
 
 
 def kueue_fair_sharing(settings: SchedulerSettings) -> FairSharing | None:

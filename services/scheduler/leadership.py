@@ -32,7 +32,7 @@ from shared.bus.security import client_options
 from shared.config import KafkaSettings
 
 _log = structlog.get_logger()
-LEADER_LOG_FETCH_MAX_WAIT_MS = 500
+LEADER_LOG_FETCH_MAX_WAIT_MS = 2000
 Elected = Callable[[int], Awaitable[None]]
 
 

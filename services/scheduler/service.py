@@ -251,6 +251,11 @@ class Scheduler:
     def state_topics(self) -> list[str]:
         return sorted({self.topics.state(kind) for kind in STATE_KINDS})
 
+    def wake_topics(self) -> list[str]:
+        """What starts work for an idle scheduler: a pod group (every workload gets one), a pod
+        or a Kueue Workload; nodes, queues, confs and results may wait ~1.5 s at rest."""
+        return sorted({self.topics.state(kind) for kind in ("PodGroup", "Pod", "Workload")})
+
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
         await self.dead_letter(self.state.apply_state(records, now=time.time()))
         self.hops.durations(BIND_OBSERVED, self.state.waits.drain())
@@ -335,6 +340,7 @@ class Scheduler:
                     decode=any_decoder.decode,
                     handler=self.on_records,
                     stopping=stopping,
+                    wake_topics=self.wake_topics(),
                 ),
                 name="follow state and results",
             )

@@ -56,7 +56,9 @@ class GenerationLog:
     async def read(self) -> tuple[str | None, set[str]]:
         """The current generation (its first record; None if the log has none) and the
         generations marked resynced."""
-        snapshot = await self._bus.rebuild(topics=[self._topic], decode=_decoder.decode)
+        snapshot = await self._bus.rebuild(
+            topics=[self._topic], decode=_decoder.decode, keep_reader=True
+        )
         marks = sorted(
             (r for r in snapshot.records if r.key == KEY), key=lambda r: (r.offset, r.partition)
         )

@@ -5,7 +5,8 @@ do with stock aiokafka). Each `consume` call is one group member with auto-commi
 batch, hand it to `deliver`, commit `offset + 1`. A rebalance listener makes revocation wait
 for the in-flight batch (and its commit) and asks a retrying batch to give up, so partitions
 move only between batches. `rebuild` reads by manual assignment from the beginning up to each
-partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu).
+partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu);
+`rebuild(keep_reader=True)` keeps that reader, paused, for the next read of the same topics.
 
 A topic deleted and created again is silent to a reader: it stays parked past the new log's
 end and never sees the new records. `consume` and `follow` therefore compare, once a second
@@ -17,10 +18,11 @@ reported (`take_truncated`) so the service declares the log lost and everyone re
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -67,6 +69,7 @@ class KafkaBus:
         self._settings = settings
         self._producer: AIOKafkaProducer | None = None
         self._truncated: set[TopicPartition] = set()
+        self._readers: dict[tuple[str, ...], _KeptReader] = {}
 
     @property
     def dead_letter_topic(self) -> str:
@@ -93,6 +96,9 @@ class KafkaBus:
         self._producer = producer
 
     async def close(self) -> None:
+        readers, self._readers = list(self._readers.values()), {}
+        for reader in readers:
+            await reader.consumer.stop()
         producer, self._producer = self._producer, None
         if producer is not None:
             await producer.stop()
@@ -156,18 +162,19 @@ class KafkaBus:
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
         on_assigned: Callable[[], None] | None = None,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
         await self.create_topics([self.dead_letter_topic])
         consumer = self._consumer(group_id=group)
         guard = _InFlight(group, on_assigned)
         await consumer.start()
-        pacing = Pacing(consumer, self._settings)
+        pacing = Pacing(consumer, self._settings, wake_topics=wake_topics)
         truncations = _Truncations(self._truncated)
         try:
             consumer.subscribe(topics=list(topics), listener=guard)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
-                    timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
+                    timeout_ms=pacing.poll_timeout_ms(policy), max_records=policy.max_records
                 )
                 pacing.polled(bool(fetched))
                 if not fetched:
@@ -194,16 +201,21 @@ class KafkaBus:
         finally:
             await consumer.stop()
 
-    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
-        consumer = self._consumer(group_id=None)
-        await consumer.start()
-        try:
-            tps = await self._partitions(topics)
-            consumer.assign(tps)
-            await consumer.seek_to_beginning(*tps)
-            raw, positions = await _read_to_highwater(consumer, tps)
-        finally:
-            await consumer.stop()
+    async def rebuild(
+        self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
+    ) -> Snapshot[T]:
+        if keep_reader:
+            raw, positions = await self._reread(tuple(topics))
+        else:
+            consumer = self._consumer(group_id=None)
+            await consumer.start()
+            try:
+                tps = await self._partitions(topics)
+                consumer.assign(tps)
+                await consumer.seek_to_beginning(*tps)
+                raw, positions = await _read_to_highwater(consumer, tps)
+            finally:
+                await consumer.stop()
         records: list[Record[T]] = []
         for record in raw:
             if record.value is None:
@@ -223,6 +235,7 @@ class KafkaBus:
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
         consumer = self._consumer(group_id=None)
         await consumer.start()
@@ -230,11 +243,11 @@ class KafkaBus:
             consumer.assign([KafkaTopicPartition(*tp) for tp in positions])
             for tp, offset in positions.items():
                 consumer.seek(KafkaTopicPartition(*tp), offset)
-            pacing = Pacing(consumer, self._settings)
+            pacing = Pacing(consumer, self._settings, wake_topics=wake_topics)
             truncations = _Truncations(self._truncated)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
-                    timeout_ms=policy.poll_timeout_ms, max_records=policy.max_records
+                    timeout_ms=pacing.poll_timeout_ms(policy), max_records=policy.max_records
                 )
                 pacing.polled(bool(fetched))
                 if fetched:
@@ -254,6 +267,35 @@ class KafkaBus:
                     return
         finally:
             await consumer.stop()
+
+    async def _reread(
+        self, topics: tuple[str, ...]
+    ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
+        """A rebuild on the reader kept for ``topics``: its partitions stay paused between
+        reads, so it costs the broker nothing meanwhile. A read that fails or is cancelled
+        drops the reader (the next one starts afresh, as every rebuild used to)."""
+        reader = self._readers.get(topics)
+        if reader is None:
+            reader = self._readers[topics] = _KeptReader(self._consumer(group_id=None))
+        async with reader.lock:
+            consumer = reader.consumer
+            try:
+                if not reader.started:
+                    await consumer.start()
+                    reader.started = True
+                tps = await self._partitions(topics)
+                if consumer.assignment() != set(tps):
+                    consumer.assign(tps)  # (a broker that came back may have re-created them)
+                consumer.resume(*tps)
+                since_ms = int(1000 * time.time())
+                await consumer.seek_to_beginning(*tps)
+                return await _read_to_highwater(consumer, tps, since_ms=since_ms)
+            except BaseException:
+                if self._readers.get(topics) is reader:
+                    del self._readers[topics]
+                with contextlib.suppress(Exception):
+                    await consumer.stop()
+                raise
 
     def take_truncated(self) -> set[TopicPartition]:
         taken = set(self._truncated)
@@ -305,6 +347,10 @@ def _key_hash(key: bytes) -> int:
     return hashed & 0x7FFFFFFF
 
 
+QUIET_FETCH_EVERY = 5  # an idle consumer's fetches that carry its quiet topics: one in five
+IDLE_POLL_TIMEOUT_MS = 500  # an idle consumer's poll: each one wakes the loop and the fetcher
+
+
 class KeyPartitioner:
     """aiokafka's ``DefaultPartitioner`` (Kafka's: murmur2 of the key modulo the partitions,
     a random available partition without a key) with the hash of each recent key remembered:
@@ -317,7 +363,7 @@ class KeyPartitioner:
 
 
 class Pacing:
-    """Short parked fetches while records flow, long ones at rest.
+    """Short parked fetches while records flow, long ones at rest, and few on quiet topics.
 
     The broker answers a parked fetch when data arrives or its wait ends; the embedded broker
     only when the wait ends, so a short wait is what keeps each hop fast, and it costs both
@@ -325,6 +371,15 @@ class Pacing:
     records the consumer parks its fetches for ``idle_fetch_max_wait_ms`` instead, and goes
     back to the short wait with the first record. aiokafka reads the wait from its fetcher
     for every request it builds; it has no public setter.
+
+    An idle consumer given ``wake_topics`` (the topics whose records start its work: the job
+    controller's jobs, the scheduler's PodGroups, ...) also leaves the partitions of its other
+    topics out of all but one fetch in ``QUIET_FETCH_EVERY`` (every 1.5 s at the default
+    wait): they are paused, and resumed for that fetch from inside the fetcher's fetch task,
+    before it sends the next one. The embedded broker polls every partition of a parked fetch
+    about ten times per wait and the client encodes and decodes each one, so a consumer of
+    seven topics pays for three at rest; a record on a quiet topic waits up to 1.5 s once.
+    Any record wakes the consumer: every partition is fetched again, with the short wait.
     """
 
     def __init__(
@@ -332,8 +387,11 @@ class Pacing:
         consumer: AIOKafkaConsumer,
         settings: KafkaSettings,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
         self._clock = clock
+        self._consumer = consumer
         self._fetcher = getattr(consumer, "_fetcher", None)
         self._busy_ms = settings.fetch_max_wait_ms
         self._idle_ms = settings.idle_fetch_max_wait_ms
@@ -341,8 +399,23 @@ class Pacing:
         self._enabled = self._idle_ms > self._busy_ms and hasattr(
             self._fetcher, "_fetch_max_wait_ms"
         )
+        self._wake = None if wake_topics is None else frozenset(wake_topics)
+        self._idle_fetches = 0
+        if self._enabled and self._wake is not None:
+            self._enabled_quiet = hasattr(self._fetcher, "_proc_fetch_request")
+        else:
+            self._enabled_quiet = False
+        if self._enabled_quiet:
+            self._pace_quiet_topics()
         self._last = clock()
         self.idle = False
+
+    def poll_timeout_ms(self, policy: DeliveryPolicy) -> int:
+        """How long the next poll may wait for records: an idle consumer wakes less often (a
+        record still ends the poll at once; a stop request waits for it)."""
+        if self.idle:
+            return max(policy.poll_timeout_ms, IDLE_POLL_TIMEOUT_MS)
+        return policy.poll_timeout_ms
 
     def polled(self, records: bool) -> None:
         if not self._enabled:
@@ -350,13 +423,48 @@ class Pacing:
         if records:
             self._last = self._clock()
             if self.idle:
-                self._set(self._busy_ms, idle=False)
+                self._wake_up()
         elif not self.idle and self._clock() - self._last > self._idle_after_s:
             self._set(self._idle_ms, idle=True)
+            self._idle_fetches = 0
+            self._quiet(paused=True)
+
+    def _wake_up(self) -> None:
+        self._set(self._busy_ms, idle=False)
+        self._quiet(paused=False)
 
     def _set(self, wait_ms: int, *, idle: bool) -> None:
         self._fetcher._fetch_max_wait_ms = wait_ms  # type: ignore[union-attr]
         self.idle = idle
+
+    def _quiet(self, *, paused: bool) -> None:
+        """Pause (or resume) the partitions of the topics that do not wake the consumer."""
+        if not self._enabled_quiet or self._wake is None:
+            return
+        quiet = [tp for tp in self._consumer.assignment() if tp.topic not in self._wake]
+        if quiet:
+            if paused:
+                self._consumer.pause(*quiet)
+            else:
+                self._consumer.resume(*quiet)
+
+    def _pace_quiet_topics(self) -> None:
+        fetcher: Any = self._fetcher
+        fetch = fetcher._proc_fetch_request
+
+        async def paced(assignment: Any, node_id: int, request: Any) -> bool:
+            got_records: bool = await fetch(assignment, node_id, request)
+            if self.idle and got_records:
+                # Awake at once: the next fetch, sent before the consumer polls, carries
+                # every partition with the short wait.
+                self._last = self._clock()
+                self._wake_up()
+            elif self.idle:
+                self._idle_fetches += 1
+                self._quiet(paused=self._idle_fetches % QUIET_FETCH_EVERY != 0)
+            return got_records
+
+        fetcher._proc_fetch_request = paced
 
 
 class _Truncations:
@@ -401,6 +509,15 @@ class _Truncations:
             # before a loss already handled) has lost nothing of its own.
             if read_to is not None and read_to > highwater:
                 self._found.add(TopicPartition(tp.topic, tp.partition))
+
+
+class _KeptReader:
+    """A group-less consumer kept between rebuilds of the same topics."""
+
+    def __init__(self, consumer: AIOKafkaConsumer) -> None:
+        self.consumer = consumer
+        self.started = False
+        self.lock = asyncio.Lock()
 
 
 class _InFlight(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -448,12 +565,21 @@ async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: b
 
 
 async def _read_to_highwater(
-    consumer: AIOKafkaConsumer, tps: list[KafkaTopicPartition]
+    consumer: AIOKafkaConsumer, tps: list[KafkaTopicPartition], *, since_ms: int = 0
 ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
-    """Read assigned partitions until each reaches the high watermark its first fetch reported."""
+    """Read assigned partitions until each reaches the high watermark its first fetch reported
+    (a fetch answered after ``since_ms``: a kept reader knows the marks of its last read)."""
     targets: dict[KafkaTopicPartition, int] = {}
     records: list[RawRecord] = []
     positions = {TopicPartition(*tp): 0 for tp in tps}
+
+    def highwater(tp: KafkaTopicPartition) -> int | None:
+        polled: int | None = consumer.last_poll_timestamp(tp)
+        if polled is None or polled < since_ms:
+            return None
+        mark: int | None = consumer.highwater(tp)
+        return mark
+
     while len(targets) < len(tps) or any(
         positions[TopicPartition(*tp)] < targets[tp] for tp in tps
     ):
@@ -462,9 +588,9 @@ async def _read_to_highwater(
             target = targets.setdefault(tp, consumer.highwater(tp))
             records += [_raw(r) for r in recs if r.offset < target]
         for tp in tps:
-            highwater = consumer.highwater(tp)
-            if tp not in targets and highwater is not None:
-                targets[tp] = highwater  # an empty fetch still reports it
+            mark = highwater(tp)
+            if tp not in targets and mark is not None:
+                targets[tp] = mark  # an empty fetch still reports it
             if tp in targets:
                 position = min(await consumer.position(tp), targets[tp])
                 positions[TopicPartition(*tp)] = position

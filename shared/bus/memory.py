@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TypeVar
 
 from aiokafka.partitioner import murmur2
@@ -115,6 +115,7 @@ class MemoryBus:
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
         on_assigned: Callable[[], None] | None = None,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
         for topic in topics:
             self._log(topic)
@@ -143,7 +144,9 @@ class MemoryBus:
         finally:
             await self._rebalance(group, leave=member)
 
-    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
+    async def rebuild(
+        self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
+    ) -> Snapshot[T]:
         records: list[Record[T]] = []
         positions: dict[TopicPartition, int] = {}
         for topic in topics:
@@ -167,6 +170,7 @@ class MemoryBus:
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
         mine = dict(positions)
         while not stopping.is_set():

@@ -10,7 +10,7 @@ moves on; tombstones (`None` values) are skipped and committed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol, TypeVar
 
 from shared.bus.records import (
@@ -59,16 +59,23 @@ class Bus(Protocol):
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
         on_assigned: Callable[[], None] | None = None,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
         """Consume as a member of `group` until `stopping` is set; the last batch is committed.
 
         `on_assigned` is called each time the group gives this member its partitions (possibly
-        none): from then on it receives records, so a service may call itself ready."""
+        none): from then on it receives records, so a service may call itself ready.
+        `wake_topics`: the topics whose records start the consumer's work; while idle it may
+        read its other topics less often (a record there waits up to ~1.5 s); None: all."""
         ...
 
-    async def rebuild(self, *, topics: Sequence[str], decode: Decode[T]) -> Snapshot[T]:
+    async def rebuild(
+        self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
+    ) -> Snapshot[T]:
         """Read every partition from the beginning up to its high watermark (no group); a record
-        too large or undecodable is dead-lettered and left out."""
+        too large or undecodable is dead-lettered and left out. ``keep_reader``: keep the reader
+        for the next rebuild of the same topics (a small log read again every few seconds, such
+        as the log generation: no new connection and consumer start each time)."""
         ...
 
     async def follow(
@@ -79,8 +86,10 @@ class Bus(Protocol):
         handler: Handler[T],
         stopping: asyncio.Event,
         policy: DeliveryPolicy = DEFAULT_POLICY,
+        wake_topics: Collection[str] | None = None,
     ) -> None:
-        """Keep reading live from `positions` (e.g. a rebuild's end), without a group or commits.
+        """Keep reading live from `positions` (e.g. a rebuild's end), without a group or commits;
+        `wake_topics` as for `consume`.
 
         A live record that is too large or does not decode is dead-lettered, as a rebuild does
         (its copy is keyed by the source position, so a compacted dead-letter topic keeps one)."""

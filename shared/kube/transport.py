@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -48,8 +48,8 @@ class _Connection(asyncio.Protocol):
         self._chunks: list[bytes] = []
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport (uvloop's do not subclass asyncio.Transport, so no isinstance).
+        self.transport = cast(asyncio.Transport, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

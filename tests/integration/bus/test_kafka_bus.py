@@ -292,3 +292,42 @@ async def test_a_topic_deleted_under_a_reader_is_reported_and_its_new_records_re
         await task
     assert [r.value.seq for r in collector.seen[10:]] == [100, 101, 102]
     assert truncated == {TopicPartition(topic, 0)}
+
+
+async def test_a_kept_reader_reads_each_time_from_the_beginning_and_fetches_nothing_between(
+    kafka_bootstrap: str, kafka_names: KafkaNames
+) -> None:
+    # The log generation is read every few seconds on one kept reader: each read must see the
+    # log as it is now (more records, or a shorter log after a loss), and between reads its
+    # partitions are paused, so it parks no fetch on the broker.
+    from aiokafka import TopicPartition as KafkaTopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    topic = kafka_names.topic("kept")
+
+    async def seqs() -> list[int]:
+        snapshot = await bus.rebuild(topics=[topic], decode=DECODE, keep_reader=True)
+        assert snapshot.positions == {TopicPartition(topic, 0): len(snapshot.records)}
+        return [r.value.seq for r in snapshot.records]
+
+    async with KafkaBus(settings=settings(kafka_bootstrap, kafka_names)) as bus:
+        await bus.create_topics([topic], partitions=1)
+        assert await seqs() == []
+        await bus.produce_many(topic, pings(keys=1, per_key=3))
+        assert await seqs() == [0, 1, 2]
+        reader = bus._readers[(topic,)].consumer
+        assert reader.paused() == {KafkaTopicPartition(topic, 0)}
+        await bus.produce_many(topic, pings(keys=1, per_key=2, start=3))
+        assert await seqs() == [0, 1, 2, 3, 4]
+        assert await seqs() == [0, 1, 2, 3, 4]
+        admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
+        await admin.start()
+        try:
+            await admin.delete_topics([topic])
+        finally:
+            await admin.close()
+        await asyncio.sleep(0.5)
+        await bus.create_topics([topic], partitions=1)
+        await bus.produce_many(topic, pings(keys=1, per_key=1, start=100))
+        assert await asyncio.wait_for(seqs(), 10) == [100]
+        assert bus._readers[(topic,)].consumer is reader, "one reader all along"

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from shared.bus import DeliveryPolicy, TopicPartition
 from shared.bus.kafka import Pacing
 from shared.config import KafkaSettings
 
@@ -70,3 +71,70 @@ def test_pacing_can_be_off(idle_ms: int, consumer: Any) -> None:
     clock.now += 60
     pacing.polled(False)
     assert not pacing.idle
+
+
+class QuietFetcher:
+    """A fetcher whose fetch task answers from a script (True: it brought records)."""
+
+    _fetch_max_wait_ms = 10
+
+    def __init__(self) -> None:
+        self.answers: list[bool] = []
+
+    async def _proc_fetch_request(self, assignment: object, node_id: int, request: object) -> bool:
+        return self.answers.pop(0)
+
+
+class QuietConsumer:
+    def __init__(self, tps: list[TopicPartition]) -> None:
+        self._fetcher = QuietFetcher()
+        self._tps = set(tps)
+        self.paused: set[TopicPartition] = set()
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self._tps)
+
+    def pause(self, *tps: TopicPartition) -> None:
+        self.paused |= set(tps)
+
+    def resume(self, *tps: TopicPartition) -> None:
+        self.paused -= set(tps)
+
+
+JOBS, NODES_0, NODES_1 = (
+    TopicPartition("jobs", 0),
+    TopicPartition("nodes", 0),
+    TopicPartition("nodes", 1),
+)
+
+
+async def test_an_idle_consumer_fetches_its_quiet_topics_once_in_five() -> None:
+    clock, consumer = Clock(), QuietConsumer([JOBS, NODES_0, NODES_1])
+    pacing = Pacing(consumer, SETTINGS, clock=clock, wake_topics=["jobs"])
+    fetch = consumer._fetcher._proc_fetch_request  # as the fetcher calls it: paced
+    assert pacing.poll_timeout_ms(DeliveryPolicy()) == 100
+    clock.now += 2.5
+    pacing.polled(False)
+    assert pacing.idle and consumer.paused == {NODES_0, NODES_1}
+    assert pacing.poll_timeout_ms(DeliveryPolicy()) == 500
+    carried = []
+    for _ in range(10):
+        consumer._fetcher.answers.append(False)
+        await fetch(None, 0, None)
+        carried.append(not consumer.paused)  # the next fetch carries the quiet partitions
+    assert carried == [False, False, False, False, True] * 2
+    consumer._fetcher.answers.append(True)  # records: awake before the consumer even polls
+    await fetch(None, 0, None)
+    assert not pacing.idle and not consumer.paused
+    assert consumer._fetcher._fetch_max_wait_ms == 10
+
+
+async def test_without_wake_topics_every_partition_is_fetched_at_rest() -> None:
+    clock, consumer = Clock(), QuietConsumer([JOBS, NODES_0])
+    pacing = Pacing(consumer, SETTINGS, clock=clock)
+    clock.now += 2.5
+    pacing.polled(False)
+    consumer._fetcher.answers.append(False)
+    await consumer._fetcher._proc_fetch_request(None, 0, None)
+    assert pacing.idle and not consumer.paused
+    assert consumer._fetcher._fetch_max_wait_ms == 200
