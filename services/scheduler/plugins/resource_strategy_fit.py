@@ -238,7 +238,9 @@ class ResourceStrategyFitPlugin(BasePlugin):
         return scored
 
     def row_local(self, task: TaskInfo) -> bool:
-        return True
+        # A pod's own strategy annotations are not part of its placement shape: scores cached
+        # for its shape and request would be another pod's, so such a pod is scored afresh.
+        return STRATEGY_ANNOTATION not in task.pod.metadata.annotations
 
     def score(self, task: TaskInfo, nodes: NodeTable, rows: Rows) -> FloatVec:
         size = len(nodes.class_of[rows])
