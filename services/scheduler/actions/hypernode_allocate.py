@@ -47,6 +47,15 @@ def spanned(tree: HyperNodeTree, allocated: str, row: int) -> str:
     return tree.lca(leaf, allocated) if allocated else leaf
 
 
+def not_ready(tree: HyperNodeTree) -> Status:
+    """Why a job with a network topology waits while the HyperNode tree is unusable."""
+    return Status(
+        reason="HyperNodesNotReady",
+        message=f"hyperNodes are not ready for scheduling: {tree.error}",
+        plugin="allocate",
+    )
+
+
 def allocate_in_hyper_nodes(
     ssn: Session,
     placer: Placer,
@@ -59,13 +68,7 @@ def allocate_in_hyper_nodes(
     topology = ssn.topology
     assert topology is not None
     if not topology.tree.ready:
-        job.record(
-            Status(
-                reason="HyperNodesNotReady",
-                message=f"hyperNodes are not ready for scheduling: {topology.tree.error}",
-                plugin="allocate",
-            )
-        )
+        job.record(not_ready(topology.tree))
         return False
     constraint = topology.jobs[job.key]
     gradients = ssn.hyper_node_gradient(job, TOP) if constraint.hard else [[TOP]]
@@ -92,11 +95,7 @@ def allocate_in_hyper_nodes(
         best = max(solutions, key=lambda n: scores[n])
         ops, left = solutions[best]
         stmt = Statement(ssn)
-        for op, task, row in ops:
-            if op is Op.ALLOCATE:
-                stmt.allocate(task, row)
-            else:
-                stmt.pipeline(task, row)
+        stmt.redo(ops)
         tasks[:] = left
         if ssn.job_ready(job):
             stmt.commit()

@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from services.scheduler.actions.hypernode_allocate import spanned
+from services.scheduler.actions.hypernode_allocate import not_ready, spanned
 from services.scheduler.api import QueueInfo, TaskInfo
 from services.scheduler.api.hypernodes import TOP
-from services.scheduler.api.status import Status
 from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.api.task import TaskStatus
 from services.scheduler.framework.placement import Placer
@@ -107,13 +106,7 @@ def allocate_grouped(
     """Place ``job``'s sub-jobs; True if it is ready with sub-jobs left (back into its queue)."""
     topology = ssn.topology
     if topology is not None and not topology.tree.ready and has_topology(job):
-        job.record(
-            Status(
-                reason="HyperNodesNotReady",
-                message=f"hyperNodes are not ready for scheduling: {topology.tree.error}",
-                plugin="allocate",
-            )
-        )
+        job.record(not_ready(topology.tree))
         return False
     if not sheet:
         return False
@@ -138,11 +131,7 @@ def allocate_grouped(
         best = max(solutions, key=lambda n: solutions[n][2])
         ops, left, _, decisions = solutions[best]
         stmt = Statement(ssn)
-        for op, task, row in ops:
-            if op is Op.ALLOCATE:
-                stmt.allocate(task, row)
-            else:
-                stmt.pipeline(task, row)
+        stmt.redo(ops)
         sheet.take(left)
         if not ssn.job_ready(job):
             stmt.keep()  # pipelined: reserved, not bound, not committed (upstream)
@@ -229,11 +218,7 @@ def _allocate_sub_job(
         best = max(found, key=lambda n: scores[n])
         ops, left = found[best]
         stmt = Statement(ssn)
-        for op, task, row in ops:
-            if op is Op.ALLOCATE:
-                stmt.allocate(task, row)
-            else:
-                stmt.pipeline(task, row)
+        stmt.redo(ops)
         if topology is not None:
             sub.allocated = topology.tree.lca(sub.allocated, best)
         tasks[:] = left

@@ -45,6 +45,15 @@ class Statement:
         self.ssn.apply_evict(task)
         self.ops.append((Op.EVICT, task, row))
 
+    def redo(self, ops: list[tuple[Op, TaskInfo, int]]) -> None:
+        """Apply again the allocations and pipelines a discarded trial recorded (the
+        HyperNode searches try every candidate, then redo the best one's operations)."""
+        for op, task, row in ops:
+            if op is _ALLOCATE:
+                self.allocate(task, row)
+            else:
+                self.pipeline(task, row)
+
     def merge(self, other: Statement) -> None:
         """Take over ``other``'s operations (already applied), as Volcano's ``Merge``."""
         self.ops.extend(other.ops)
