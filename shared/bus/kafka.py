@@ -166,10 +166,16 @@ class KafkaBus:
     ) -> None:
         await self.create_topics([self.dead_letter_topic])
         consumer = self._consumer(group_id=group)
-        guard = _InFlight(group, on_assigned)
+        truncations = _Truncations(self._truncated)
+
+        def reassigned() -> None:
+            truncations.forget()  # positions now come from the group's commits
+            if on_assigned is not None:
+                on_assigned()
+
+        guard = _InFlight(group, reassigned)
         await consumer.start()
         pacing = Pacing(consumer, self._settings, wake_topics=wake_topics)
-        truncations = _Truncations(self._truncated)
         try:
             consumer.subscribe(topics=list(topics), listener=guard)
             while not stopping.is_set():
@@ -476,6 +482,10 @@ class _Truncations:
         self._next_check = 0.0
         self._read_to: dict[KafkaTopicPartition, int] = {}  # past the last record read
 
+    def forget(self) -> None:
+        """After a rebalance a position may be past what this reader read: ask it again."""
+        self._read_to.clear()
+
     def saw(self, fetched: dict[KafkaTopicPartition, list[Any]]) -> None:
         for tp, records in fetched.items():
             if records:
@@ -490,6 +500,9 @@ class _Truncations:
             highwater = consumer.highwater(tp)
             if highwater is None:
                 continue  # not fetched yet
+            known = self._read_to.get(tp)
+            if known is not None and highwater >= known:
+                continue  # the position is past the last record read: asking costs a task
             try:
                 position = await asyncio.wait_for(consumer.position(tp), 1.0)
             except (TimeoutError, AssertionError, KafkaError):  # e.g. revoked meanwhile

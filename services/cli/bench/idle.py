@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pods", type=int, default=10, help="pods of the job after the period")
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--profile", type=Path, help="write a sampled stack profile of each process here"
+    )
 
 
 async def bench(args: argparse.Namespace) -> Json:
@@ -36,7 +40,9 @@ async def bench(args: argparse.Namespace) -> Json:
     from shared.kube import KubeClient, resource_for
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-idle-"))
-    stack = Stack(StackConfig(workdir=workdir))
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    stack = Stack(StackConfig(workdir=workdir, profile_dir=args.profile))
     try:
         await stack.start(timeout=300)
         kube = await KubeClient.connect(str(stack.kubeconfig))
@@ -46,6 +52,8 @@ async def bench(args: argparse.Namespace) -> Json:
             binding = Binding(pods_per_job=args.pods)
             watching = asyncio.create_task(_watch_pods(kube, binding))
             await asyncio.sleep(args.settle)
+            if args.profile:  # the sampled profiles cover the idle period only
+                stack.signal_all(signal.SIGUSR2)
             before, started = stack.cpu(), time.monotonic()
             await asyncio.sleep(args.seconds)
             after, seconds = stack.cpu(), time.monotonic() - started

@@ -1,0 +1,80 @@
+"""A reader finds a partition whose log restarted below its position (``_Truncations``), and
+asks for positions only when the high watermark alone cannot rule that out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from aiokafka.structs import TopicPartition as KafkaTopicPartition
+
+from shared.bus import TopicPartition
+from shared.bus.kafka import _Truncations
+
+TP = KafkaTopicPartition("shoal.state.jobs", 0)
+
+
+@dataclass
+class Record:
+    offset: int
+
+
+@dataclass
+class FakeConsumer:
+    highwater_at: int | None
+    position_at: int
+    asked: int = 0
+    seeked: list[KafkaTopicPartition] = field(default_factory=list)
+
+    def assignment(self) -> set[KafkaTopicPartition]:
+        return {TP}
+
+    def highwater(self, tp: KafkaTopicPartition) -> int | None:
+        return self.highwater_at
+
+    async def position(self, tp: KafkaTopicPartition) -> int:
+        self.asked += 1
+        return self.position_at
+
+    async def seek_to_beginning(self, tp: KafkaTopicPartition) -> None:
+        self.seeked.append(tp)
+
+
+@pytest.mark.parametrize(
+    ("read_to", "forget", "highwater", "position", "asked", "lost"),
+    [
+        (10, False, 10, 10, 0, False),  # caught up: no position asked
+        (10, False, 25, 10, 0, False),  # behind the log's end
+        (10, False, 3, 10, 1, True),  # the log restarted below what we read: lost
+        (None, False, 5, 7, 1, False),  # resumed from a commit, read nothing: nothing of ours
+        (10, True, 12, 20, 1, False),  # a rebalance moved the position: asked again
+        (None, False, None, 7, 0, False),  # not fetched yet
+    ],
+    ids=[
+        "caught-up",
+        "behind",
+        "restarted-below",
+        "resumed-unread",
+        "after-rebalance",
+        "unfetched",
+    ],
+)
+async def test_truncation_check(
+    read_to: int | None,
+    forget: bool,
+    highwater: int | None,
+    position: int,
+    asked: int,
+    lost: bool,
+) -> None:
+    found: set[TopicPartition] = set()
+    check = _Truncations(found, every_s=0.0)
+    if read_to is not None:
+        check.saw({TP: [Record(read_to - 1)]})
+    if forget:
+        check.forget()
+    consumer = FakeConsumer(highwater_at=highwater, position_at=position)
+    await check.check(consumer)
+    assert consumer.asked == asked
+    assert (TopicPartition(TP.topic, TP.partition) in found) is lost
+    assert bool(consumer.seeked) is (highwater is not None and highwater < position)
