@@ -58,6 +58,14 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
             "first record after a quiet period waits up to this",
         ),
     ] = 300
+    doorbell: Annotated[
+        bool,
+        Meta(
+            description="publishers ring the one-partition <prefix>wake topic when they publish "
+            "after a quiet second, so idle consumers wake at once; for brokers that do not wake "
+            "parked fetches (the local stack turns it on for its embedded broker)"
+        ),
+    ] = False
     idle_after_ms: Annotated[
         int, Meta(ge=0, description="time without records after which a consumer is idle")
     ] = 2_000

@@ -180,6 +180,11 @@ class Stack:
                 "SHOAL_FETCH_MAX_WAIT_MS": env.get("SHOAL_FETCH_MAX_WAIT_MS", "10"),
             }
         )
+        if self.broker is not None:
+            # Tansu answers a parked fetch only when it next polls: the doorbell wakes every
+            # idle consumer when anything is published, so an idle one can park longer.
+            env.setdefault("SHOAL_DOORBELL", "true")
+            env.setdefault("SHOAL_IDLE_FETCH_MAX_WAIT_MS", "450")
         if self.config.kubeconfig is None:
             # The simulated cluster has no kube-scheduler: Shoal plays the default scheduler's
             # part too, so an ordinary Job runs unchanged (a real cluster keeps its own).

@@ -35,6 +35,7 @@ from aiokafka.partitioner import murmur2
 from aiokafka.structs import OffsetAndMetadata
 
 from shared.bus.delivery import Rejected, commit_offsets, deliver, reject, screen, send_dead_letter
+from shared.bus.pacing import Doorbell, Pacing
 from shared.bus.protocol import DEFAULT_POLICY
 from shared.bus.records import (
     Decode,
@@ -70,6 +71,13 @@ class KafkaBus:
         self._producer: AIOKafkaProducer | None = None
         self._truncated: set[TopicPartition] = set()
         self._readers: dict[tuple[str, ...], _KeptReader] = {}
+        self._doorbell = Doorbell(settings)
+        self._wake_topic_made = False
+
+    @property
+    def wake_topic(self) -> str:
+        """`<prefix>wake`: the doorbell's one partition of empty records (`Doorbell`)."""
+        return self._doorbell.topic
 
     @property
     def dead_letter_topic(self) -> str:
@@ -140,17 +148,40 @@ class KafkaBus:
     async def produce(
         self, topic: str, value: bytes | None, *, key: bytes | None = None, headers: Headers = ()
     ) -> Position:
+        await self._ring(topic)
         meta = await self._started().send_and_wait(topic, value, key=key, headers=list(headers))
         return Position(meta.topic, meta.partition, meta.offset)
 
     async def produce_many(self, topic: str, records: Iterable[Outgoing]) -> list[Position]:
         producer = self._started()
+        await self._ring(topic)
         # send() only enqueues (waiting when the buffer is full); batching happens behind it.
         futures = [
             await producer.send(topic, r.value, key=r.key, headers=list(r.headers)) for r in records
         ]
         metas = await asyncio.gather(*futures)
         return [Position(m.topic, m.partition, m.offset) for m in metas]
+
+    async def _ring(self, topic: str) -> None:
+        """Ring the doorbell before publishing to ``topic`` if it is due (``Doorbell``). A ring
+        that cannot be sent costs the idle consumers their short wake-up, never the record."""
+        if not self._doorbell.due(topic):
+            return
+        try:
+            await self._wake_topic()
+            sent = await self._started().send(self._doorbell.topic, b"")
+        except KafkaError as exc:
+            _log.debug("cannot ring the doorbell", error=repr(exc))
+            return
+        sent.add_done_callback(_ignore_outcome)
+
+    async def _wake_topic(self) -> list[KafkaTopicPartition]:
+        """The doorbell's partitions, the topic made with one partition first (auto-creation
+        would give it the broker's default)."""
+        if not self._wake_topic_made:
+            await self.create_topics([self._doorbell.topic], partitions=1)
+            self._wake_topic_made = True
+        return await self._partitions([self._doorbell.topic])
 
     async def consume(
         self,
@@ -174,15 +205,23 @@ class KafkaBus:
                 on_assigned()
 
         guard = _InFlight(group, reassigned)
+        # The doorbell's one partition goes to one member of the group; the others wake on
+        # their own records, as without it.
+        rung = self._doorbell.enabled and wake_topics is not None
+        if rung:
+            await self._wake_topic()
+            wake_topics = [*(wake_topics or ()), self._doorbell.topic]
         await consumer.start()
         pacing = Pacing(consumer, self._settings, wake_topics=wake_topics)
         try:
-            consumer.subscribe(topics=list(topics), listener=guard)
+            subscribed = [*topics, self._doorbell.topic] if rung else list(topics)
+            consumer.subscribe(topics=subscribed, listener=guard)
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=pacing.poll_timeout_ms(policy), max_records=policy.max_records
                 )
                 pacing.polled(bool(fetched))
+                fetched = self._doorbell.strip(consumer, fetched)
                 if not fetched:
                     await truncations.check(consumer)
                     continue
@@ -244,11 +283,17 @@ class KafkaBus:
         wake_topics: Collection[str] | None = None,
     ) -> None:
         consumer = self._consumer(group_id=None)
+        rings: list[KafkaTopicPartition] = []
+        if self._doorbell.enabled and wake_topics is not None:
+            rings = await self._wake_topic()
+            wake_topics = [*wake_topics, self._doorbell.topic]
         await consumer.start()
         try:
-            consumer.assign([KafkaTopicPartition(*tp) for tp in positions])
+            consumer.assign([KafkaTopicPartition(*tp) for tp in positions] + rings)
             for tp, offset in positions.items():
                 consumer.seek(KafkaTopicPartition(*tp), offset)
+            if rings:
+                await consumer.seek_to_beginning(*rings)
             pacing = Pacing(consumer, self._settings, wake_topics=wake_topics)
             truncations = _Truncations(self._truncated)
             while not stopping.is_set():
@@ -256,6 +301,7 @@ class KafkaBus:
                     timeout_ms=pacing.poll_timeout_ms(policy), max_records=policy.max_records
                 )
                 pacing.polled(bool(fetched))
+                fetched = self._doorbell.strip(consumer, fetched)
                 if fetched:
                     truncations.saw(fetched)
                 else:
@@ -353,10 +399,6 @@ def _key_hash(key: bytes) -> int:
     return hashed & 0x7FFFFFFF
 
 
-QUIET_FETCH_EVERY = 5  # an idle consumer's fetches that carry its quiet topics: one in five
-IDLE_POLL_TIMEOUT_MS = 500  # an idle consumer's poll: each one wakes the loop and the fetcher
-
-
 class KeyPartitioner:
     """aiokafka's ``DefaultPartitioner`` (Kafka's: murmur2 of the key modulo the partitions,
     a random available partition without a key) with the hash of each recent key remembered:
@@ -366,111 +408,6 @@ class KeyPartitioner:
         if key is None:
             return random.choice(available or all_partitions)
         return all_partitions[_key_hash(key) % len(all_partitions)]
-
-
-class Pacing:
-    """Short parked fetches while records flow, long ones at rest, and few on quiet topics.
-
-    The broker answers a parked fetch when data arrives or its wait ends; the embedded broker
-    only when the wait ends, so a short wait is what keeps each hop fast, and it costs both
-    sides CPU a hundred times a second when nothing happens. After ``idle_after_ms`` without
-    records the consumer parks its fetches for ``idle_fetch_max_wait_ms`` instead, and goes
-    back to the short wait with the first record. aiokafka reads the wait from its fetcher
-    for every request it builds; it has no public setter.
-
-    An idle consumer given ``wake_topics`` (the topics whose records start its work: the job
-    controller's jobs, the scheduler's PodGroups, ...) also leaves the partitions of its other
-    topics out of all but one fetch in ``QUIET_FETCH_EVERY`` (every 1.5 s at the default
-    wait): they are paused, and resumed for that fetch from inside the fetcher's fetch task,
-    before it sends the next one. The embedded broker polls every partition of a parked fetch
-    about ten times per wait and the client encodes and decodes each one, so a consumer of
-    seven topics pays for three at rest; a record on a quiet topic waits up to 1.5 s once.
-    Any record wakes the consumer: every partition is fetched again, with the short wait.
-    """
-
-    def __init__(
-        self,
-        consumer: AIOKafkaConsumer,
-        settings: KafkaSettings,
-        clock: Callable[[], float] = time.monotonic,
-        *,
-        wake_topics: Collection[str] | None = None,
-    ) -> None:
-        self._clock = clock
-        self._consumer = consumer
-        self._fetcher = getattr(consumer, "_fetcher", None)
-        self._busy_ms = settings.fetch_max_wait_ms
-        self._idle_ms = settings.idle_fetch_max_wait_ms
-        self._idle_after_s = settings.idle_after_ms / 1000
-        self._enabled = self._idle_ms > self._busy_ms and hasattr(
-            self._fetcher, "_fetch_max_wait_ms"
-        )
-        self._wake = None if wake_topics is None else frozenset(wake_topics)
-        self._idle_fetches = 0
-        if self._enabled and self._wake is not None:
-            self._enabled_quiet = hasattr(self._fetcher, "_proc_fetch_request")
-        else:
-            self._enabled_quiet = False
-        if self._enabled_quiet:
-            self._pace_quiet_topics()
-        self._last = clock()
-        self.idle = False
-
-    def poll_timeout_ms(self, policy: DeliveryPolicy) -> int:
-        """How long the next poll may wait for records: an idle consumer wakes less often (a
-        record still ends the poll at once; a stop request waits for it)."""
-        if self.idle:
-            return max(policy.poll_timeout_ms, IDLE_POLL_TIMEOUT_MS)
-        return policy.poll_timeout_ms
-
-    def polled(self, records: bool) -> None:
-        if not self._enabled:
-            return
-        if records:
-            self._last = self._clock()
-            if self.idle:
-                self._wake_up()
-        elif not self.idle and self._clock() - self._last > self._idle_after_s:
-            self._set(self._idle_ms, idle=True)
-            self._idle_fetches = 0
-            self._quiet(paused=True)
-
-    def _wake_up(self) -> None:
-        self._set(self._busy_ms, idle=False)
-        self._quiet(paused=False)
-
-    def _set(self, wait_ms: int, *, idle: bool) -> None:
-        self._fetcher._fetch_max_wait_ms = wait_ms  # type: ignore[union-attr]
-        self.idle = idle
-
-    def _quiet(self, *, paused: bool) -> None:
-        """Pause (or resume) the partitions of the topics that do not wake the consumer."""
-        if not self._enabled_quiet or self._wake is None:
-            return
-        quiet = [tp for tp in self._consumer.assignment() if tp.topic not in self._wake]
-        if quiet:
-            if paused:
-                self._consumer.pause(*quiet)
-            else:
-                self._consumer.resume(*quiet)
-
-    def _pace_quiet_topics(self) -> None:
-        fetcher: Any = self._fetcher
-        fetch = fetcher._proc_fetch_request
-
-        async def paced(assignment: Any, node_id: int, request: Any) -> bool:
-            got_records: bool = await fetch(assignment, node_id, request)
-            if self.idle and got_records:
-                # Awake at once: the next fetch, sent before the consumer polls, carries
-                # every partition with the short wait.
-                self._last = self._clock()
-                self._wake_up()
-            elif self.idle:
-                self._idle_fetches += 1
-                self._quiet(paused=self._idle_fetches % QUIET_FETCH_EVERY != 0)
-            return got_records
-
-        fetcher._proc_fetch_request = paced
 
 
 class _Truncations:
@@ -638,3 +575,9 @@ def _raw(record: Any) -> RawRecord:
         timestamp_ms=record.timestamp,
         headers=tuple(record.headers),
     )
+
+
+def _ignore_outcome(sent: asyncio.Future[Any]) -> None:
+    """A ring's delivery is not awaited; its failure is only logged."""
+    if not sent.cancelled() and sent.exception() is not None:
+        _log.debug("a doorbell ring was not delivered", error=repr(sent.exception()))

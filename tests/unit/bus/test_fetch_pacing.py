@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from shared.bus import DeliveryPolicy, TopicPartition
-from shared.bus.kafka import Pacing
+from shared.bus.pacing import Pacing
 from shared.config import KafkaSettings
 
 
