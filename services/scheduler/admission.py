@@ -25,8 +25,9 @@ import msgspec
 import structlog
 
 from services.scheduler.kueue import AdmissionResult, FairSharing, admit
+from services.scheduler.kueue.queue_manager import QueueManager
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
-from services.scheduler.kueue.workloads import ParsedWorkloads, is_finished
+from services.scheduler.kueue.workloads import is_finished
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
@@ -74,7 +75,7 @@ class AdmissionState:
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
-        self.parsed = ParsedWorkloads()
+        self.kept = QueueManager()
         # Finished Workload objects seen by the last run, by id: they pile up (Kueue keeps
         # them until their job is deleted), and each is looked at once, not every run.
         self.finished: dict[int, Workload] = {}
@@ -115,7 +116,7 @@ class AdmissionState:
         last, self.finished = self.finished, {}
         out: list[Workload] = []
         for wl in workloads:
-            if self.parsed.known(wl) is None and (last.get(id(wl)) is wl or is_finished(wl)):
+            if not self.kept.known(wl) and (last.get(id(wl)) is wl or is_finished(wl)):
                 self.finished[id(wl)] = wl
                 continue
             out.append(wl)
@@ -185,7 +186,7 @@ class AdmissionState:
                     inputs,
                     now,
                     source="cluster",
-                    parsed=self.parsed,
+                    kept=self.kept,
                     fair_sharing=self.fair_sharing,
                 )
             except ManifestError as exc:

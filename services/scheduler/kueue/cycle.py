@@ -40,6 +40,7 @@ from services.scheduler.kueue.model import (
 from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
 from services.scheduler.kueue.preemption import oracle, preemption_targets
+from services.scheduler.kueue.queue_manager import QueueManager
 from services.scheduler.kueue.queueing import (
     Judged,
     Queue,
@@ -52,7 +53,6 @@ from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFla
 from services.scheduler.kueue.snapshot import Inputs, build
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
-    ParsedWorkloads,
     Usage,
     WorkloadInfo,
     requests_over_limits,
@@ -75,16 +75,16 @@ def admit(
     max_cycles: int | None = None,
     gates: Mapping[str, bool] | None = None,
     fair_sharing: FairSharing | None = None,
-    parsed: ParsedWorkloads | None = None,
+    kept: QueueManager | None = None,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
     ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
     ``gates`` sets Kueue feature gates by name (those in ``GATES``, defaults as upstream;
     others are ignored); ``fair_sharing`` is Kueue's Configuration ``fairSharing`` (off
-    when None); ``parsed`` keeps decoded workloads between runs (the caller's cache).
+    when None); ``kept`` keeps workloads and queues between runs (the caller's).
     """
-    inputs = build(objects, now=now, source=source, parsed=parsed)
+    inputs = build(objects, now=now, source=source, kept=kept)
     enabled = {**GATES, **{k: v for k, v in (gates or {}).items() if k in GATES}}
     return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
 
@@ -137,8 +137,7 @@ class _Run:
         self.trees: dict[str, list[Queue]] = {}
         for name in sorted(inputs.queued):
             cq = self.snapshot.cluster_queues[name]
-            ordered = sorted(inputs.queued[name], key=_queue_order)
-            queue = Queue(cq, ordered)
+            queue = Queue(cq, inputs.queued[name])
             self.queues.append(queue)
             self.trees.setdefault(tree_of(cq), []).append(queue)
 
@@ -439,10 +438,6 @@ class _Run:
                     else f"waiting behind {head.key}, which is preempting in ClusterQueue "
                     f"{queue.cq.name}",
                 )
-
-
-def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
-    return info.queue_order
 
 
 def _usable(

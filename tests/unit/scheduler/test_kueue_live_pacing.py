@@ -11,8 +11,8 @@ import pytest
 
 from services.scheduler.admission import AdmissionState
 from services.scheduler.kueue import admit
+from services.scheduler.kueue.queue_manager import QueueManager
 from services.scheduler.kueue.status import StatusUpdate
-from services.scheduler.kueue.workloads import ParsedWorkloads
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.events import ObjectAdded
@@ -158,11 +158,11 @@ def test_decoded_workloads_are_reused_only_while_the_object_is_the_same() -> Non
             {**workload("a", "1"), "spec": {**workload("a", "1")["spec"], "priority": None}},
         )
     ]
-    parsed = ParsedWorkloads()
-    first = admit(objects, NOW, parsed=parsed)
-    again = admit(objects, NOW + timedelta(seconds=1), parsed=parsed)
+    kept = QueueManager()
+    first = admit(objects, NOW, kept=kept)
+    again = admit(objects, NOW + timedelta(seconds=1), kept=kept)
     assert summary(first) == summary(again)
     changed = workload("a", "3")
     objects[-1] = decode_object(changed, document="doc")
-    result = admit(objects, NOW, parsed=parsed)
+    result = admit(objects, NOW, kept=kept)
     assert "default/a" not in result.admitted, "a new object is decoded again (3 CPUs > 2)"
