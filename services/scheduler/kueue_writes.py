@@ -15,9 +15,11 @@ changed only an explanation, and they queued in front of the admissions in the b
 - a queue whose counters alone change is rewritten at most every ``counter_refresh``
   seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way);
   its ``Active`` condition goes out at once;
-- at most ``max_waiting`` waiting Workloads per cycle, those never explained first, then the
+- at most ``max_waiting`` waiting Workloads per second, those never explained first, then the
   longest unrefreshed: with 10,000 waiting, the refreshes alone filled the binder (the
-  scheduler caps PodScheduled conditions per cycle for the same reason).
+  scheduler caps PodScheduled conditions per cycle for the same reason). The cap is a rate
+  (a budget refilled with time, at most a second's worth), not per cycle: faster cycles
+  must not mean more writes.
 
 Whatever is held back is decided again by the next cycle, so the last word is always written.
 """
@@ -48,6 +50,8 @@ class StatusPacing:
         self.message_refresh = message_refresh
         self.counter_refresh = counter_refresh
         self.max_waiting = max_waiting
+        self._budget = float(max_waiting or 0)  # waiting Workloads that may go out now
+        self._refilled: float | None = None  # when the budget was last refilled
         # (kind, key) → when a status of it that may be held back was last published.
         self.published: dict[tuple[str, str], float] = {}
 
@@ -96,13 +100,25 @@ class StatusPacing:
                 and still_waiting(workloads[update.key], update.status)
             ):
                 waiting.append(update)
-        if self.max_waiting is not None and len(waiting) > self.max_waiting:
+        allowed = self._allowance(now)
+        if allowed is not None and len(waiting) > allowed:
             oldest = sorted(waiting, key=lambda u: self.published.get((u.kind, u.key), -1.0))
-            kept = {id(u) for u in oldest[: self.max_waiting]}
+            kept = {id(u) for u in oldest[:allowed]}
             waiting = [u for u in waiting if id(u) in kept]
+        self._budget -= len(waiting)
         for update in waiting:
             self.published[(update.kind, update.key)] = now
         return [*urgent, *counters, *waiting]
+
+    def _allowance(self, now: float) -> int | None:
+        """How many waiting Workloads may go out now (None: no cap)."""
+        rate = self.max_waiting
+        if rate is None:
+            return None
+        if self._refilled is not None:
+            self._budget = min(rate, self._budget + rate * max(0.0, now - self._refilled))
+        self._refilled = now
+        return max(0, int(self._budget))
 
     def _recent(self, slot: tuple[str, str], period: float, now: float) -> bool:
         last = self.published.get(slot)

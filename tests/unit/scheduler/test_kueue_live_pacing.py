@@ -132,7 +132,7 @@ def test_queue_counters_alone_are_paced(later: float, rewritten: bool) -> None:
         assert again == [], "only a counter changed: written later"
 
 
-def test_waiting_explanations_per_cycle_are_capped_never_explained_first() -> None:
+def test_waiting_explanations_per_second_are_capped_never_explained_first() -> None:
     cluster = _waiting_cluster()
     state = AdmissionState(pacing=StatusPacing(max_waiting=1))
     assert _message(_decide(state, cluster, T0), "default/big") is not None
@@ -145,6 +145,18 @@ def test_waiting_explanations_per_cycle_are_capped_never_explained_first() -> No
     assert [u.key for u in second if u.kind == "Workload"] == ["default/big"]
     message = _message(second, "default/big")
     assert message is not None and message.endswith("2 more needed")
+
+
+@pytest.mark.parametrize(
+    ("later", "written"), [(0.5, False), (1.0, True)], ids=["within-the-second", "a-second-later"]
+)
+def test_the_waiting_cap_is_a_rate_not_per_cycle(later: float, written: bool) -> None:
+    cluster = _waiting_cluster()
+    state = AdmissionState(pacing=StatusPacing(max_waiting=1))
+    assert _message(_decide(state, cluster, T0), "default/big") is not None
+    cluster.add(workload("later", "3", minute=4))
+    again = [u.key for u in _decide(state, cluster, T0 + later) if u.kind == "Workload"]
+    assert again == (["default/later"] if written else []), "one a second, however many cycles"
 
 
 def test_decoded_workloads_are_reused_only_while_the_object_is_the_same() -> None:
