@@ -16,7 +16,7 @@ object never stops admission for the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +27,6 @@ import structlog
 from services.scheduler.kueue import AdmissionResult, FairSharing, admit
 from services.scheduler.kueue.queue_manager import QueueManager
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
-from services.scheduler.kueue.workloads import is_finished
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
@@ -76,25 +75,20 @@ class AdmissionState:
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
         self.kept = QueueManager()
-        # Finished Workload objects seen by the last run, by id: they pile up (Kueue keeps
-        # them until their job is deleted), and each is looked at once, not every run.
-        self.finished: dict[int, Workload] = {}
 
     def has_work(self, cache: ObjectCache) -> bool:
         """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
         return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
 
     def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
-        """The Kueue objects of the cache with unconfirmed decided statuses applied. Finished
-        Workloads are left out: admission and the queue counters skip them anyway, and they
-        pile up (Kueue keeps them until their job is deleted)."""
-        assumed = self.assumed
-        workloads = (
-            self._assume("Workload", key, o, now) if ("Workload", key) in assumed else o
-            for key, o in cache.items(WORKLOAD)
-        )
+        """The Kueue objects of the cache with unconfirmed decided statuses applied
+        (finished Workloads too: the queue manager passes over them cheaply)."""
+        assumed = {key for kind, key in self.assumed if kind == "Workload"}
         found = KueueObjects(
-            workloads=self._unfinished(workloads),
+            workloads=[
+                self._assume("Workload", key, o, now) if key in assumed else o
+                for key, o in cache.items(WORKLOAD)
+            ],
             cluster_queues=[
                 self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
             ],
@@ -111,16 +105,6 @@ class AdmissionState:
             ]
             found.cohorts = [c for c in found.cohorts if not self._is_excluded("Cohort", c)]
         return found
-
-    def _unfinished(self, workloads: Iterable[Workload]) -> list[Workload]:
-        last, self.finished = self.finished, {}
-        out: list[Workload] = []
-        for wl in workloads:
-            if not self.kept.known(wl) and (last.get(id(wl)) is wl or is_finished(wl)):
-                self.finished[id(wl)] = wl
-                continue
-            out.append(wl)
-        return out
 
     def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
         if not self.excluded:
@@ -164,7 +148,13 @@ class AdmissionState:
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
         fair = self.fair_sharing is not None
-        updates = statuses(objects, result, format_rfc3339(now), fair_sharing=fair)
+        updates = statuses(
+            objects,
+            result,
+            format_rfc3339(now),
+            fair_sharing=fair,
+            held_back=lambda key: self.pacing.holds_back(key, now),
+        )
         decided = result.admitted.keys() | result.preempted.keys()
         workloads = {info.key: info.obj for info in result.workloads}
         return result, self.pacing.select(updates, objects, workloads, decided, now)

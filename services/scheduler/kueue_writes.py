@@ -110,6 +110,11 @@ class StatusPacing:
             self.published[(update.kind, update.key)] = now
         return [*urgent, *counters, *waiting]
 
+    def holds_back(self, key: str, now: float) -> bool:
+        """Whether a waiting Workload's changed explanation would be held back now (it went
+        out less than ``message_refresh`` ago): the status need not even be built."""
+        return self._recent(("Workload", key), self.message_refresh, now)
+
     def _allowance(self, now: float) -> int | None:
         """How many waiting Workloads may go out now (None: no cap)."""
         rate = self.max_waiting

@@ -72,6 +72,9 @@ class QueueManager:
         self._queues: dict[str, list[WorkloadInfo]] = {}  # ClusterQueue → waiting, in order
         self._priorities: Priorities | None = None
         self._routing: object = None
+        # Finished Workload objects of the last run, by id: they pile up (Kueue keeps them
+        # until their job is deleted), and each is looked at once, not every run.
+        self._finished: dict[int, Workload] = {}
 
     def known(self, wl: Workload) -> bool:
         """Whether the last run decoded this very object (so it is not finished: finished
@@ -101,12 +104,14 @@ class QueueManager:
         seen: dict[int, _Entry] = {}
         came: list[_Entry] = []
         infos: list[WorkloadInfo] = []
+        finished, self._finished = self._finished, {}
         for wl in workloads:
             entry = last.get(id(wl))
             if entry is None or not entry.kept or replace:
                 if entry is not None and entry.kept:
                     info = entry.info  # the routing changed: placed again, not decoded
-                elif is_finished(wl):
+                elif finished.get(id(wl)) is wl or is_finished(wl):
+                    self._finished[id(wl)] = wl
                     continue
                 else:
                     info = workload_info(wl, priorities=priorities, now=now, source=source)

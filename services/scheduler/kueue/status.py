@@ -12,6 +12,8 @@ status does). Reasons and messages are Kueue's (``apis/kueue/v1beta2``, ``pkg/wo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from services.scheduler.kueue.objects import KueueObjects as KueueObjects
@@ -79,27 +81,43 @@ def preemption_message(preemptor: Workload | None, reason: str) -> str:
 
 
 def statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str, *, fair_sharing: bool = False
+    objects: KueueObjects,
+    result: AdmissionResult,
+    now: str,
+    *,
+    fair_sharing: bool = False,
+    held_back: Callable[[str], bool] | None = None,
 ) -> list[StatusUpdate]:
     """Every Workload, ClusterQueue, LocalQueue and Cohort status this run changes
-    (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written)."""
+    (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written;
+    ``held_back``: see ``workload_statuses``)."""
     return [
-        *workload_statuses(objects, result, now),
+        *workload_statuses(objects, result, now, held_back=held_back),
         *queue_statuses(objects, result, now, fair_sharing=fair_sharing),
     ]
 
 
 def workload_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str
+    objects: KueueObjects,
+    result: AdmissionResult,
+    now: str,
+    *,
+    held_back: Callable[[str], bool] | None = None,
 ) -> list[StatusUpdate]:
-    """The run's Workloads (``result.workloads``) whose status changes, by key."""
+    """The run's Workloads (``result.workloads``) whose status changes, by key.
+    ``held_back(key)``: whether the caller would not publish a change of only the reason
+    or message of a waiting workload's ``QuotaReserved=False`` condition now (it paces
+    them); such changes are not even built."""
     workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
     admitted, preempted = result.admitted, result.preempted
     for info in result.workloads:
         key = info.key
-        if key not in admitted and key not in preempted and _says_why(info, result):
-            continue  # the common case by far: a waiting workload that already says why
+        if key not in admitted and key not in preempted:
+            if _says_why(info, result):
+                continue  # the common case by far: a waiting workload that already says why
+            if held_back is not None and _rewords(info, result) and held_back(key):
+                continue
         status = _workload_status(info.obj, key, result, objects, workloads, now)
         if status is not None:
             updates.append(status_update(info.obj, "Workload", key, status))
@@ -118,6 +136,16 @@ def _says_why(info: WorkloadInfo, result: AdmissionResult) -> bool:
         shown is not None
         and shown[1] == why.message[:MAX_MESSAGE]
         and shown[0] == quota_reserved_reason(info.key, result)
+    )
+
+
+def _rewords(info: WorkloadInfo, result: AdmissionResult) -> bool:
+    """Whether a new status of pending ``info`` would only reword its ``QuotaReserved=False``
+    condition (it shows one and nothing else changes)."""
+    return (
+        info.key in result.pending
+        and not info.has_quota_reservation
+        and info.shown_waiting is not None
     )
 
 
