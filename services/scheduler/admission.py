@@ -26,7 +26,13 @@ import structlog
 
 from services.scheduler.kueue import AdmissionResult, FairSharing, admit
 from services.scheduler.kueue.queue_manager import QueueManager
-from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
+from services.scheduler.kueue.status import (
+    KueueObjects,
+    StatusUpdate,
+    statuses,
+    workload_status,
+)
+from services.scheduler.kueue.workloads import WorkloadInfo
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
@@ -148,16 +154,31 @@ class AdmissionState:
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
         fair = self.fair_sharing is not None
+        stamp = format_rfc3339(now)
+        # Under a cap, waiting workloads whose explanation changes are built only if chosen.
+        deferred: list[WorkloadInfo] | None = None
+        if self.pacing.max_waiting is not None:
+            deferred = []
         updates = statuses(
             objects,
             result,
-            format_rfc3339(now),
+            stamp,
             fair_sharing=fair,
             held_back=lambda key: self.pacing.holds_back(key, now),
+            deferred=deferred,
         )
         decided = result.admitted.keys() | result.preempted.keys()
         workloads = {info.key: info.obj for info in result.workloads}
-        return result, self.pacing.select(updates, objects, workloads, decided, now)
+        chosen = self.pacing.select(
+            updates,
+            objects,
+            workloads,
+            decided,
+            now,
+            deferred=deferred or (),
+            build=lambda info: workload_status(info, objects, result, stamp),
+        )
+        return result, chosen
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime

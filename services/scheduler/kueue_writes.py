@@ -26,17 +26,20 @@ Whatever is held back is decided again by the next cycle, so the last word is al
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from heapq import merge
 from typing import Any
 
 import msgspec
 
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate
+from services.scheduler.kueue.workloads import WorkloadInfo
 from shared.kube.conditions import same_ignoring_time
 from shared.models import Workload
 
 Json = dict[str, Any]
 QUOTA_RESERVED = "QuotaReserved"
+Build = Callable[[WorkloadInfo], StatusUpdate | None]
 
 
 class StatusPacing:
@@ -62,9 +65,14 @@ class StatusPacing:
         workloads: Mapping[str, Workload],
         decided: Collection[str],
         now: float,
+        *,
+        deferred: Sequence[WorkloadInfo] = (),
+        build: Build | None = None,
     ) -> list[StatusUpdate]:
         """The updates to publish now, most urgent first; ``workloads``: the run's Workloads
-        by key; ``decided``: those it admitted or preempted."""
+        by key; ``decided``: those it admitted or preempted; ``deferred``: waiting workloads
+        whose explanation changes, not built yet (``build`` makes the update of one, None
+        if nothing changes): only those that fit under the cap are built."""
         queues: dict[tuple[str, str], Json] = {
             ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
         }
@@ -100,15 +108,39 @@ class StatusPacing:
                 and still_waiting(workloads[update.key], update.status)
             ):
                 waiting.append(update)
-        allowed = self._allowance(now)
-        if allowed is not None and len(waiting) > allowed:
-            oldest = sorted(waiting, key=lambda u: self.published.get((u.kind, u.key), -1.0))
-            kept = {id(u) for u in oldest[:allowed]}
-            waiting = [u for u in waiting if id(u) in kept]
+        waiting = self._capped(waiting, deferred, build, now)
         self._budget -= len(waiting)
         for update in waiting:
             self.published[(update.kind, update.key)] = now
         return [*urgent, *counters, *waiting]
+
+    def _capped(
+        self,
+        waiting: list[StatusUpdate],
+        deferred: Sequence[WorkloadInfo],
+        build: Build | None,
+        now: float,
+    ) -> list[StatusUpdate]:
+        """The waiting updates under the cap, those never published first, then the longest
+        unrefreshed, in key order; a deferred one is built only when its turn comes."""
+        allowed = self._allowance(now)
+        built: list[StatusUpdate | WorkloadInfo] = list(waiting)
+        later: list[StatusUpdate | WorkloadInfo] = sorted(deferred, key=_key)
+        candidates = list(merge(built, later, key=_key))
+        if allowed is not None and len(candidates) > allowed:
+            candidates.sort(key=lambda c: self.published.get(("Workload", c.key), -1.0))
+        out: list[StatusUpdate] = []
+        for candidate in candidates:
+            if allowed is not None and len(out) >= allowed:
+                break
+            if isinstance(candidate, StatusUpdate):
+                update: StatusUpdate | None = candidate
+            else:
+                assert build is not None  # deferred ones come with how to build them
+                update = build(candidate)
+            if update is not None:
+                out.append(update)
+        return sorted(out, key=_key) if allowed is not None else out
 
     def holds_back(self, key: str, now: float) -> bool:
         """Whether a waiting Workload's changed explanation would be held back now (it went
@@ -128,6 +160,10 @@ class StatusPacing:
     def _recent(self, slot: tuple[str, str], period: float, now: float) -> bool:
         last = self.published.get(slot)
         return last is not None and now - last < period
+
+
+def _key(item: StatusUpdate | WorkloadInfo) -> str:
+    return item.key
 
 
 def still_waiting(wl: Workload, status: Json) -> bool:

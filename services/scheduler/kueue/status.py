@@ -87,12 +87,13 @@ def statuses(
     *,
     fair_sharing: bool = False,
     held_back: Callable[[str], bool] | None = None,
+    deferred: list[WorkloadInfo] | None = None,
 ) -> list[StatusUpdate]:
     """Every Workload, ClusterQueue, LocalQueue and Cohort status this run changes
     (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written;
-    ``held_back``: see ``workload_statuses``)."""
+    ``held_back``, ``deferred``: see ``workload_statuses``)."""
     return [
-        *workload_statuses(objects, result, now, held_back=held_back),
+        *workload_statuses(objects, result, now, held_back=held_back, deferred=deferred),
         *queue_statuses(objects, result, now, fair_sharing=fair_sharing),
     ]
 
@@ -103,11 +104,13 @@ def workload_statuses(
     now: str,
     *,
     held_back: Callable[[str], bool] | None = None,
+    deferred: list[WorkloadInfo] | None = None,
 ) -> list[StatusUpdate]:
     """The run's Workloads (``result.workloads``) whose status changes, by key.
     ``held_back(key)``: whether the caller would not publish a change of only the reason
     or message of a waiting workload's ``QuotaReserved=False`` condition now (it paces
-    them); such changes are not even built."""
+    them); such changes are not even built. With ``deferred``, the other such changes go
+    there, not built either (``workload_status`` builds one; the caller caps how many)."""
     workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
     admitted, preempted = result.admitted, result.preempted
@@ -116,8 +119,12 @@ def workload_statuses(
         if key not in admitted and key not in preempted:
             if _says_why(info, result):
                 continue  # the common case by far: a waiting workload that already says why
-            if held_back is not None and _rewords(info, result) and held_back(key):
-                continue
+            if (held_back is not None or deferred is not None) and _rewords(info, result):
+                if held_back is not None and held_back(key):
+                    continue
+                if deferred is not None:
+                    deferred.append(info)
+                    continue
         status = _workload_status(info.obj, key, result, objects, workloads, now)
         if status is not None:
             updates.append(status_update(info.obj, "Workload", key, status))
@@ -137,6 +144,14 @@ def _says_why(info: WorkloadInfo, result: AdmissionResult) -> bool:
         and shown[1] == why.message[:MAX_MESSAGE]
         and shown[0] == quota_reserved_reason(info.key, result)
     )
+
+
+def workload_status(
+    info: WorkloadInfo, objects: KueueObjects, result: AdmissionResult, now: str
+) -> StatusUpdate | None:
+    """The update of one workload ``workload_statuses`` deferred (None: no change)."""
+    status = _workload_status(info.obj, info.key, result, objects, _Workloads(result), now)
+    return None if status is None else status_update(info.obj, "Workload", info.key, status)
 
 
 def _rewords(info: WorkloadInfo, result: AdmissionResult) -> bool:
