@@ -109,8 +109,9 @@ def workload_statuses(
     """The run's Workloads (``result.workloads``) whose status changes, by key.
     ``held_back(key)``: whether the caller would not publish a change of only the reason
     or message of a waiting workload's ``QuotaReserved=False`` condition now (it paces
-    them); such changes are not even built. With ``deferred``, the other such changes go
-    there, not built either (``workload_status`` builds one; the caller caps how many)."""
+    them); such changes are not even built. With ``deferred``, the other such changes and
+    the first explanations of waiting workloads go there, not built either
+    (``workload_status`` builds one; the caller caps how many)."""
     workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
     admitted, preempted = result.admitted, result.preempted
@@ -119,12 +120,16 @@ def workload_statuses(
         if key not in admitted and key not in preempted:
             if _says_why(info, result):
                 continue  # the common case by far: a waiting workload that already says why
-            if (held_back is not None or deferred is not None) and _rewords(info, result):
+            waits = key in result.pending and not info.has_quota_reservation
+            if waits and info.shown_waiting is not None:  # only rewords its explanation
                 if held_back is not None and held_back(key):
                     continue
                 if deferred is not None:
                     deferred.append(info)
                     continue
+            elif waits and deferred is not None and condition(info.obj, QUOTA_RESERVED) is None:
+                deferred.append(info)  # its first explanation: never held back, only capped
+                continue
         status = _workload_status(info.obj, key, result, objects, workloads, now)
         if status is not None:
             updates.append(status_update(info.obj, "Workload", key, status))
@@ -152,16 +157,6 @@ def workload_status(
     """The update of one workload ``workload_statuses`` deferred (None: no change)."""
     status = _workload_status(info.obj, info.key, result, objects, _Workloads(result), now)
     return None if status is None else status_update(info.obj, "Workload", info.key, status)
-
-
-def _rewords(info: WorkloadInfo, result: AdmissionResult) -> bool:
-    """Whether a new status of pending ``info`` would only reword its ``QuotaReserved=False``
-    condition (it shows one and nothing else changes)."""
-    return (
-        info.key in result.pending
-        and not info.has_quota_reservation
-        and info.shown_waiting is not None
-    )
 
 
 class _Workloads:
