@@ -185,12 +185,26 @@ class _Run:
         self.nominator.forget()
 
     def _pass(self, queue: Queue, heads: list[Judged]) -> None:
-        """Refuse the next ``heads`` of ``queue``, as the quiet cycles would."""
+        """Refuse the next ``heads`` of ``queue``, as the quiet cycles would (``_refuse``
+        for each, written out: this runs for every waiting workload in every run)."""
+        pending, no_fit = self.result.pending, self.result.no_fit
+        strict = queue.cq.strategy == STRICT_FIFO
+        workloads = queue.workloads
         for verdict, why in heads:
-            key = queue.workloads[queue.position].key
             assert why is not None  # quiet_cycles saw it
-            self.result.no_fit.pop(key, None)
-            self._refuse(queue, key, verdict[0], verdict[3], why)
+            key, assignment = workloads[queue.position].key, verdict[0]
+            no_fit.pop(key, None)
+            if (
+                assignment is not None
+                and assignment.mode == Mode.NO_FIT
+                and assignment.no_fit_reason
+            ):
+                no_fit[key] = assignment.no_fit_reason
+            pending[key] = why
+            if strict and not verdict[3]:
+                queue.blocked_by = why
+                return  # a quiet run ends at the head that blocks its StrictFIFO queue
+            queue.position += 1
 
     def _refuse(
         self,

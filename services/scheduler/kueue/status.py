@@ -42,6 +42,7 @@ _PENDING_REASONS = {
     "ClusterQueueNotFound": "Misconfigured",
     "PendingPreemption": "WaitingForPreemptedWorkloads",
 }
+_WAITING = "WaitingForQuota"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
@@ -114,12 +115,27 @@ def workload_statuses(
     (``workload_status`` builds one; the caller caps how many)."""
     workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
-    admitted, preempted = result.admitted, result.preempted
+    admitted, preempted, pending, no_fit = (
+        result.admitted,
+        result.preempted,
+        result.pending,
+        result.no_fit,
+    )
     for info in result.workloads:
         key = info.key
         if key not in admitted and key not in preempted:
-            if _says_why(info, result):
-                continue  # the common case by far: a waiting workload that already says why
+            # The common case by far: a waiting workload that already says why (what it
+            # shows is a fact of the object, found once, not per run).
+            why = pending.get(key)
+            shown = info.shown_waiting
+            if (
+                why is not None
+                and shown is not None
+                and not info.has_quota_reservation
+                and shown[1] == why.message[:MAX_MESSAGE]
+                and shown[0] == (no_fit.get(key) or _PENDING_REASONS.get(why.reason, _WAITING))
+            ):
+                continue
             waits = key in result.pending and not info.has_quota_reservation
             if waits and info.shown_waiting is not None:  # only rewords its explanation
                 if held_back is not None and held_back(key):
@@ -135,20 +151,6 @@ def workload_statuses(
             updates.append(status_update(info.obj, "Workload", key, status))
     updates.sort(key=lambda u: u.key)
     return updates
-
-
-def _says_why(info: WorkloadInfo, result: AdmissionResult) -> bool:
-    """Whether pending ``info`` already shows the reason and message it waits with (what it
-    shows is a fact of the object, found once, not per run)."""
-    why = result.pending.get(info.key)
-    if why is None or info.has_quota_reservation:
-        return False
-    shown = info.shown_waiting
-    return (
-        shown is not None
-        and shown[1] == why.message[:MAX_MESSAGE]
-        and shown[0] == quota_reserved_reason(info.key, result)
-    )
 
 
 def workload_status(
@@ -219,7 +221,7 @@ def quota_reserved_reason(key: str, result: AdmissionResult) -> str:
     ``WaitingForQuota``, ``WaitingForPreemptedWorkloads``, ``Misconfigured``, or the
     ``NoFitReason`` (``NoMatchingFlavor``, ``ExceedsMaxQuota``) when no flavor fits."""
     found = result.no_fit.get(key)
-    return found or _PENDING_REASONS.get(result.pending[key].reason, "WaitingForQuota")
+    return found or _PENDING_REASONS.get(result.pending[key].reason, _WAITING)
 
 
 def _true(wl: Workload, kind: str) -> bool:
