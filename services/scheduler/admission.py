@@ -16,7 +16,7 @@ object never stops admission for the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -168,15 +168,15 @@ class AdmissionState:
             deferred=deferred,
         )
         decided = result.admitted.keys() | result.preempted.keys()
-        workloads = {info.key: info.obj for info in result.workloads}
         chosen = self.pacing.select(
             updates,
             objects,
-            workloads,
+            _ByKey(result.workloads),
             decided,
             now,
             deferred=deferred or (),
             build=lambda info: workload_status(info, objects, result, stamp),
+            gone=self.kept.gone,
         )
         return result, chosen
 
@@ -255,6 +255,28 @@ class AdmissionState:
                 )
             )
         return out
+
+
+class _ByKey(Mapping[str, Workload]):
+    """The run's Workloads by key, gathered only if looked up (pacing seldom needs one)."""
+
+    def __init__(self, infos: Sequence[WorkloadInfo]) -> None:
+        self._infos = infos
+        self._found: dict[str, Workload] | None = None
+
+    def _all(self) -> dict[str, Workload]:
+        if self._found is None:
+            self._found = {info.key: info.obj for info in self._infos}
+        return self._found
+
+    def __getitem__(self, key: str) -> Workload:
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _key(obj: Workload | ClusterQueue | Cohort) -> str:

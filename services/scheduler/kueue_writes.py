@@ -55,6 +55,7 @@ class StatusPacing:
         self.max_waiting = max_waiting
         self._budget = float(max_waiting or 0)  # waiting Workloads that may go out now
         self._refilled: float | None = None  # when the budget was last refilled
+        self._queue_slots: set[tuple[str, str]] = set()  # the queues' slots in ``published``
         # (kind, key) → when a status of it that may be held back was last published.
         self.published: dict[tuple[str, str], float] = {}
 
@@ -68,11 +69,14 @@ class StatusPacing:
         *,
         deferred: Sequence[WorkloadInfo] = (),
         build: Build | None = None,
+        gone: Collection[str] | None = None,
     ) -> list[StatusUpdate]:
         """The updates to publish now, most urgent first; ``workloads``: the run's Workloads
         by key; ``decided``: those it admitted or preempted; ``deferred``: waiting workloads
         whose explanation changes, not built yet (``build`` makes the update of one, None
-        if nothing changes): only those that fit under the cap are built."""
+        if nothing changes): only those that fit under the cap are built; ``gone``: the
+        Workload keys the last run had and this one has not, when the caller knows them
+        (else every published slot is looked up in ``workloads``)."""
         queues: dict[tuple[str, str], Json] = {
             ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
         }
@@ -81,11 +85,7 @@ class StatusPacing:
             queues[("LocalQueue", key)] = lq.status
         for cohort in objects.cohorts:
             queues[("Cohort", cohort.metadata.name)] = cohort.status
-        self.published = {  # forget what is gone (or finished)
-            (kind, key): at
-            for (kind, key), at in self.published.items()
-            if key in workloads or (kind, key) in queues
-        }
+        self._forget(workloads, queues, gone)
         urgent: list[StatusUpdate] = []
         counters: list[StatusUpdate] = []
         waiting: list[StatusUpdate] = []
@@ -101,6 +101,7 @@ class StatusPacing:
                 ):
                     counters.append(update)
                     self.published[slot] = now
+                    self._queue_slots.add(slot)
             elif update.key in decided:
                 urgent.append(update)
             elif not (
@@ -113,6 +114,27 @@ class StatusPacing:
         for update in waiting:
             self.published[(update.kind, update.key)] = now
         return [*urgent, *counters, *waiting]
+
+    def _forget(
+        self,
+        workloads: Mapping[str, Workload],
+        queues: Mapping[tuple[str, str], Json],
+        gone: Collection[str] | None,
+    ) -> None:
+        """Forget what is gone (or finished). Every Workload slot kept is one the last run
+        had, so with ``gone`` only those need looking at."""
+        if gone is None:
+            self.published = {
+                (kind, key): at
+                for (kind, key), at in self.published.items()
+                if key in workloads or (kind, key) in queues
+            }
+            return
+        for key in gone:
+            self.published.pop(("Workload", key), None)
+        for slot in [s for s in self._queue_slots if s not in queues and s[1] not in workloads]:
+            self._queue_slots.discard(slot)
+            self.published.pop(slot, None)
 
     def _capped(
         self,

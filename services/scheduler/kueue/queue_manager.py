@@ -75,6 +75,9 @@ class QueueManager:
         # Finished Workload objects of the last run, by id: they pile up (Kueue keeps them
         # until their job is deleted), and each is looked at once, not every run.
         self._finished: dict[int, Workload] = {}
+        self.gone: set[str] = set()
+        """The Workload keys the last run had and this one has not (deleted, finished, or
+        left out): what the caller forgets of them, without a walk over all."""
 
     def known(self, wl: Workload) -> bool:
         """Whether the last run decoded this very object (so it is not finished: finished
@@ -144,6 +147,7 @@ class QueueManager:
                     "duplicate Workload", document=document_of(entry.info.obj, source)
                 )
             fresh.add(key)
+        self.gone = leaving - fresh
         for entry in went:
             self._keys.discard(entry.info.key)
             if entry.placement.queue is not None:
