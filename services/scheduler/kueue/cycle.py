@@ -98,7 +98,10 @@ class _Run:
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
         self.result = AdmissionResult(
-            pending=dict(inputs.unqueued), snapshot=inputs.snapshot, workloads=inputs.workloads
+            pending=dict(inputs.unqueued),
+            snapshot=inputs.snapshot,
+            workloads=inputs.workloads,
+            admissible=inputs.admissible,
         )
         self.preempted: dict[str, AdmittedWorkload] = {}
         self.queues: list[Queue] = []
@@ -311,6 +314,8 @@ class _Run:
             for ps in assignment.podsets
         }
         self.result.admitted[key] = Admitted(entry.cq.name, podsets)
+        if self.result.admissible is not None:
+            self.result.admissible[entry.info.local_queue] -= 1
         self.snapshot.add_workload(
             AdmittedWorkload(
                 info=entry.info,

@@ -69,6 +69,9 @@ class QueueManager:
     def __init__(self) -> None:
         self._entries: dict[int, _Entry] = {}  # id(object) → its entry, as the last run left it
         self._keys: set[str] = set()  # the Workload keys of those entries
+        # Those that may be admitted (no quota held, active) per LocalQueue, as the queue
+        # counters count them: kept by the diff, not counted again over all.
+        self._admissible: dict[tuple[str, str], int] = {}
         self._queues: dict[str, list[WorkloadInfo]] = {}  # ClusterQueue → waiting, in order
         self._priorities: Priorities | None = None
         self._routing: object = None
@@ -78,6 +81,11 @@ class QueueManager:
         self.gone: set[str] = set()
         """The Workload keys the last run had and this one has not (deleted, finished, or
         left out): what the caller forgets of them, without a walk over all."""
+
+    def admissible(self) -> dict[tuple[str, str], int]:
+        """Workloads that may be admitted (no quota held, active; Kueue's IsAdmissible) per
+        LocalQueue after the last run: a copy the caller may change."""
+        return dict(self._admissible)
 
     def known(self, wl: Workload) -> bool:
         """Whether the last run decoded this very object (so it is not finished: finished
@@ -150,14 +158,23 @@ class QueueManager:
         self.gone = leaving - fresh
         for entry in went:
             self._keys.discard(entry.info.key)
+            if _admissible(entry.info):
+                self._admissible[entry.info.local_queue] -= 1
             if entry.placement.queue is not None:
                 _remove(self._queues[entry.placement.queue], entry.info)
         for entry in came:
             self._keys.add(entry.info.key)
+            if _admissible(entry.info):
+                local = entry.info.local_queue
+                self._admissible[local] = self._admissible.get(local, 0) + 1
             if entry.placement.queue is not None:
                 queue = self._queues.setdefault(entry.placement.queue, [])
                 insort(queue, entry.info, key=_queue_order)
         self._entries = seen
+
+
+def _admissible(info: WorkloadInfo) -> bool:
+    return not info.has_quota_reservation and info.obj.spec.active is not False
 
 
 def _remove(queue: list[WorkloadInfo], info: WorkloadInfo) -> None:

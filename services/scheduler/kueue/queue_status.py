@@ -114,14 +114,16 @@ def _facts(objects: KueueObjects, result: AdmissionResult, *, fair_sharing: bool
         for lq in objects.local_queues
         if lq.spec.stopPolicy not in _STOPPED
     }
-    counts: dict[tuple[str, str], int] = {}
-    for info in result.workloads:  # (finished ones are left out)
-        # Kueue's IsAdmissible: what its queue manager keeps queued.
-        if info.has_quota_reservation or info.obj.spec.active is False:
-            continue
-        if info.key not in admitted_now:
-            local = info.local_queue
-            counts[local] = counts.get(local, 0) + 1
+    counts = result.admissible
+    if counts is None:
+        counts = {}
+        for info in result.workloads:  # (finished ones are left out)
+            # Kueue's IsAdmissible: what its queue manager keeps queued.
+            if info.has_quota_reservation or info.obj.spec.active is False:
+                continue
+            if info.key not in admitted_now:
+                local = info.local_queue
+                counts[local] = counts.get(local, 0) + 1
     for local, count in counts.items():
         target = open_queues.get(local)
         if target is not None:

@@ -88,6 +88,8 @@ class Inputs:
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     workloads: list[WorkloadInfo] = field(default_factory=list)
     """Every Workload but the finished ones, decoded, in input order."""
+    admissible: dict[tuple[str, str], int] | None = None
+    """Workloads that may be admitted per LocalQueue, when a queue manager counted them."""
 
 
 def build(
@@ -133,6 +135,7 @@ def build(
             snapshot=snapshot,
             unqueued=inputs.unqueued,
         )
+        inputs.admissible = kept.admissible()
         return inputs
     seen: set[str] = set()
     for wl in workloads:

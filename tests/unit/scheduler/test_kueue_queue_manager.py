@@ -80,6 +80,21 @@ def _name(manifest: Json) -> tuple[str, str]:
     return manifest["kind"], manifest["metadata"]["name"]
 
 
+def _admissible(result: AdmissionResult) -> dict[tuple[str, str], int]:
+    """Counted as the queue counters count without a queue manager."""
+    counts: dict[tuple[str, str], int] = {}
+    for info in result.workloads:
+        if info.has_quota_reservation or info.obj.spec.active is False:
+            continue
+        if info.key not in result.admitted:
+            counts[info.local_queue] = counts.get(info.local_queue, 0) + 1
+    return counts
+
+
+def _nonzero(counts: dict[tuple[str, str], int] | None) -> dict[tuple[str, str], int]:
+    return {local: n for local, n in (counts or {}).items() if n}
+
+
 def _said(result: AdmissionResult) -> tuple[Any, dict[str, str]]:
     pending = {key: f"{why.reason}: {why.message}" for key, why in result.pending.items()}
     return result.decisions(), pending
@@ -99,7 +114,9 @@ def test_a_kept_run_decides_as_a_run_from_scratch(change: Callable[[list[Json]],
         objects[list(originals).index(_name(m))] if originals.get(_name(m)) == m else new
         for m, new in zip(manifests, _decoded(manifests), strict=True)
     ]
-    assert _said(admit(objects, NOW, kept=kept)) == _said(admit(objects, NOW))
+    result = admit(objects, NOW, kept=kept)
+    assert _said(result) == _said(admit(objects, NOW))
+    assert _nonzero(result.admissible) == _admissible(result), "the queue counters' counts"
 
 
 def test_a_duplicate_workload_is_refused_and_changes_nothing_kept() -> None:
