@@ -16,7 +16,7 @@ object never stops admission for the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -25,8 +25,14 @@ import msgspec
 import structlog
 
 from services.scheduler.kueue import AdmissionResult, FairSharing, admit
-from services.scheduler.kueue.status import KueueObjects, StatusUpdate, statuses
-from services.scheduler.kueue.workloads import ParsedWorkloads, is_finished
+from services.scheduler.kueue.queue_manager import QueueManager
+from services.scheduler.kueue.status import (
+    KueueObjects,
+    StatusUpdate,
+    statuses,
+    workload_status,
+)
+from services.scheduler.kueue.workloads import WorkloadInfo
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
@@ -74,26 +80,21 @@ class AdmissionState:
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
-        self.parsed = ParsedWorkloads()
-        # Finished Workload objects seen by the last run, by id: they pile up (Kueue keeps
-        # them until their job is deleted), and each is looked at once, not every run.
-        self.finished: dict[int, Workload] = {}
+        self.kept = QueueManager()
 
     def has_work(self, cache: ObjectCache) -> bool:
         """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
         return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
 
     def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
-        """The Kueue objects of the cache with unconfirmed decided statuses applied. Finished
-        Workloads are left out: admission and the queue counters skip them anyway, and they
-        pile up (Kueue keeps them until their job is deleted)."""
-        assumed = self.assumed
-        workloads = (
-            self._assume("Workload", key, o, now) if ("Workload", key) in assumed else o
-            for key, o in cache.items(WORKLOAD)
-        )
+        """The Kueue objects of the cache with unconfirmed decided statuses applied
+        (finished Workloads too: the queue manager passes over them cheaply)."""
+        assumed = {key for kind, key in self.assumed if kind == "Workload"}
         found = KueueObjects(
-            workloads=self._unfinished(workloads),
+            workloads=[
+                self._assume("Workload", key, o, now) if key in assumed else o
+                for key, o in cache.items(WORKLOAD)
+            ],
             cluster_queues=[
                 self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
             ],
@@ -110,16 +111,6 @@ class AdmissionState:
             ]
             found.cohorts = [c for c in found.cohorts if not self._is_excluded("Cohort", c)]
         return found
-
-    def _unfinished(self, workloads: Iterable[Workload]) -> list[Workload]:
-        last, self.finished = self.finished, {}
-        out: list[Workload] = []
-        for wl in workloads:
-            if self.parsed.known(wl) is None and (last.get(id(wl)) is wl or is_finished(wl)):
-                self.finished[id(wl)] = wl
-                continue
-            out.append(wl)
-        return out
 
     def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
         if not self.excluded:
@@ -163,10 +154,31 @@ class AdmissionState:
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
         fair = self.fair_sharing is not None
-        updates = statuses(objects, result, format_rfc3339(now), fair_sharing=fair)
+        stamp = format_rfc3339(now)
+        # Under a cap, waiting workloads whose explanation changes are built only if chosen.
+        deferred: list[WorkloadInfo] | None = None
+        if self.pacing.max_waiting is not None:
+            deferred = []
+        updates = statuses(
+            objects,
+            result,
+            stamp,
+            fair_sharing=fair,
+            held_back=lambda key: self.pacing.holds_back(key, now),
+            deferred=deferred,
+        )
         decided = result.admitted.keys() | result.preempted.keys()
-        workloads = {info.key: info.obj for info in result.workloads}
-        return result, self.pacing.select(updates, objects, workloads, decided, now)
+        chosen = self.pacing.select(
+            updates,
+            objects,
+            _ByKey(result.workloads),
+            decided,
+            now,
+            deferred=deferred or (),
+            build=lambda info: workload_status(info, objects, result, stamp),
+            gone=self.kept.gone,
+        )
+        return result, chosen
 
     def _admit(
         self, objects: KueueObjects, priorities: Sequence[Model], now: datetime
@@ -185,7 +197,7 @@ class AdmissionState:
                     inputs,
                     now,
                     source="cluster",
-                    parsed=self.parsed,
+                    kept=self.kept,
                     fair_sharing=self.fair_sharing,
                 )
             except ManifestError as exc:
@@ -243,6 +255,28 @@ class AdmissionState:
                 )
             )
         return out
+
+
+class _ByKey(Mapping[str, Workload]):
+    """The run's Workloads by key, gathered only if looked up (pacing seldom needs one)."""
+
+    def __init__(self, infos: Sequence[WorkloadInfo]) -> None:
+        self._infos = infos
+        self._found: dict[str, Workload] | None = None
+
+    def _all(self) -> dict[str, Workload]:
+        if self._found is None:
+            self._found = {info.key: info.obj for info in self._infos}
+        return self._found
+
+    def __getitem__(self, key: str) -> Workload:
+        return self._all()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _key(obj: Workload | ClusterQueue | Cohort) -> str:

@@ -15,26 +15,31 @@ changed only an explanation, and they queued in front of the admissions in the b
 - a queue whose counters alone change is rewritten at most every ``counter_refresh``
   seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way);
   its ``Active`` condition goes out at once;
-- at most ``max_waiting`` waiting Workloads per cycle, those never explained first, then the
+- at most ``max_waiting`` waiting Workloads per second, those never explained first, then the
   longest unrefreshed: with 10,000 waiting, the refreshes alone filled the binder (the
-  scheduler caps PodScheduled conditions per cycle for the same reason).
+  scheduler caps PodScheduled conditions per cycle for the same reason). The cap is a rate
+  (a budget refilled with time, at most a second's worth), not per cycle: faster cycles
+  must not mean more writes.
 
 Whatever is held back is decided again by the next cycle, so the last word is always written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from heapq import merge
 from typing import Any
 
 import msgspec
 
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate
+from services.scheduler.kueue.workloads import WorkloadInfo
 from shared.kube.conditions import same_ignoring_time
 from shared.models import Workload
 
 Json = dict[str, Any]
 QUOTA_RESERVED = "QuotaReserved"
+Build = Callable[[WorkloadInfo], StatusUpdate | None]
 
 
 class StatusPacing:
@@ -48,6 +53,9 @@ class StatusPacing:
         self.message_refresh = message_refresh
         self.counter_refresh = counter_refresh
         self.max_waiting = max_waiting
+        self._budget = float(max_waiting or 0)  # waiting Workloads that may go out now
+        self._refilled: float | None = None  # when the budget was last refilled
+        self._queue_slots: set[tuple[str, str]] = set()  # the queues' slots in ``published``
         # (kind, key) → when a status of it that may be held back was last published.
         self.published: dict[tuple[str, str], float] = {}
 
@@ -58,9 +66,17 @@ class StatusPacing:
         workloads: Mapping[str, Workload],
         decided: Collection[str],
         now: float,
+        *,
+        deferred: Sequence[WorkloadInfo] = (),
+        build: Build | None = None,
+        gone: Collection[str] | None = None,
     ) -> list[StatusUpdate]:
         """The updates to publish now, most urgent first; ``workloads``: the run's Workloads
-        by key; ``decided``: those it admitted or preempted."""
+        by key; ``decided``: those it admitted or preempted; ``deferred``: waiting workloads
+        whose explanation changes, not built yet (``build`` makes the update of one, None
+        if nothing changes): only those that fit under the cap are built; ``gone``: the
+        Workload keys the last run had and this one has not, when the caller knows them
+        (else every published slot is looked up in ``workloads``)."""
         queues: dict[tuple[str, str], Json] = {
             ("ClusterQueue", q.metadata.name): q.status for q in objects.cluster_queues
         }
@@ -69,11 +85,7 @@ class StatusPacing:
             queues[("LocalQueue", key)] = lq.status
         for cohort in objects.cohorts:
             queues[("Cohort", cohort.metadata.name)] = cohort.status
-        self.published = {  # forget what is gone (or finished)
-            (kind, key): at
-            for (kind, key), at in self.published.items()
-            if key in workloads or (kind, key) in queues
-        }
+        self._forget(workloads, queues, gone)
         urgent: list[StatusUpdate] = []
         counters: list[StatusUpdate] = []
         waiting: list[StatusUpdate] = []
@@ -89,6 +101,7 @@ class StatusPacing:
                 ):
                     counters.append(update)
                     self.published[slot] = now
+                    self._queue_slots.add(slot)
             elif update.key in decided:
                 urgent.append(update)
             elif not (
@@ -96,17 +109,83 @@ class StatusPacing:
                 and still_waiting(workloads[update.key], update.status)
             ):
                 waiting.append(update)
-        if self.max_waiting is not None and len(waiting) > self.max_waiting:
-            oldest = sorted(waiting, key=lambda u: self.published.get((u.kind, u.key), -1.0))
-            kept = {id(u) for u in oldest[: self.max_waiting]}
-            waiting = [u for u in waiting if id(u) in kept]
+        waiting = self._capped(waiting, deferred, build, now)
+        self._budget -= len(waiting)
         for update in waiting:
             self.published[(update.kind, update.key)] = now
         return [*urgent, *counters, *waiting]
 
+    def _forget(
+        self,
+        workloads: Mapping[str, Workload],
+        queues: Mapping[tuple[str, str], Json],
+        gone: Collection[str] | None,
+    ) -> None:
+        """Forget what is gone (or finished). Every Workload slot kept is one the last run
+        had, so with ``gone`` only those need looking at."""
+        if gone is None:
+            self.published = {
+                (kind, key): at
+                for (kind, key), at in self.published.items()
+                if key in workloads or (kind, key) in queues
+            }
+            return
+        for key in gone:
+            self.published.pop(("Workload", key), None)
+        for slot in [s for s in self._queue_slots if s not in queues and s[1] not in workloads]:
+            self._queue_slots.discard(slot)
+            self.published.pop(slot, None)
+
+    def _capped(
+        self,
+        waiting: list[StatusUpdate],
+        deferred: Sequence[WorkloadInfo],
+        build: Build | None,
+        now: float,
+    ) -> list[StatusUpdate]:
+        """The waiting updates under the cap, those never published first, then the longest
+        unrefreshed, in key order; a deferred one is built only when its turn comes."""
+        allowed = self._allowance(now)
+        built: list[StatusUpdate | WorkloadInfo] = list(waiting)
+        later: list[StatusUpdate | WorkloadInfo] = sorted(deferred, key=_key)
+        candidates = list(merge(built, later, key=_key))
+        if allowed is not None and len(candidates) > allowed:
+            candidates.sort(key=lambda c: self.published.get(("Workload", c.key), -1.0))
+        out: list[StatusUpdate] = []
+        for candidate in candidates:
+            if allowed is not None and len(out) >= allowed:
+                break
+            if isinstance(candidate, StatusUpdate):
+                update: StatusUpdate | None = candidate
+            else:
+                assert build is not None  # deferred ones come with how to build them
+                update = build(candidate)
+            if update is not None:
+                out.append(update)
+        return sorted(out, key=_key) if allowed is not None else out
+
+    def holds_back(self, key: str, now: float) -> bool:
+        """Whether a waiting Workload's changed explanation would be held back now (it went
+        out less than ``message_refresh`` ago): the status need not even be built."""
+        return self._recent(("Workload", key), self.message_refresh, now)
+
+    def _allowance(self, now: float) -> int | None:
+        """How many waiting Workloads may go out now (None: no cap)."""
+        rate = self.max_waiting
+        if rate is None:
+            return None
+        if self._refilled is not None:
+            self._budget = min(rate, self._budget + rate * max(0.0, now - self._refilled))
+        self._refilled = now
+        return max(0, int(self._budget))
+
     def _recent(self, slot: tuple[str, str], period: float, now: float) -> bool:
         last = self.published.get(slot)
         return last is not None and now - last < period
+
+
+def _key(item: StatusUpdate | WorkloadInfo) -> str:
+    return item.key
 
 
 def still_waiting(wl: Workload, status: Json) -> bool:

@@ -25,6 +25,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from services.scheduler.admission import AdmissionState
 from services.scheduler.cycle import Scheduling, conf_digest
+from services.scheduler.heap import HeapFreezer
 from services.scheduler.kueue import FairSharing
 from services.scheduler.kueue.configuration import DEFAULT_STRATEGIES
 from services.scheduler.kueue_writes import StatusPacing
@@ -141,7 +142,7 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
         int,
         Meta(
             ge=1,
-            description="waiting Workloads whose explanation is written per cycle at most "
+            description="waiting Workloads whose explanation is written per second at most "
             "(those never explained first): thousands waiting must not crowd the admissions "
             "out of the binder",
         ),
@@ -245,6 +246,7 @@ class Scheduler:
         self.cycle = 0
         self.last_decided = 0.0  # wall time of the last cycle that published decisions
         self.admission_seconds = 0.0  # how long the last cycle spent in Kueue admission
+        self.heap = HeapFreezer()
         self.identity = f"{socket.gethostname()}-{os.getpid()}"
         self.conf_text = Path(settings.conf).read_text() if settings.conf else None
 
@@ -333,6 +335,7 @@ class Scheduler:
             "cache rebuilt", records=len(snap.records), seconds=round(time.monotonic() - started, 3)
         )
         self.changed.set()  # decide as soon as leading: the rebuilt cache is news
+        self.heap.freeze()  # the rebuilt cache lives on: out of the collector's way
         return [
             asyncio.create_task(
                 self.bus.follow(
@@ -464,6 +467,7 @@ class Scheduler:
             # finished -> admitted -> started, which a rest would lengthen.
             busy = ended - last - self.admission_seconds
             rest = max(busy - s.min_interval, 0.0) * (1 / s.busy_fraction - 1)
+            self.heap.after_cycle()
 
     def at_rest(self) -> bool:
         """Whether a periodic cycle can be skipped. Volcano runs one every period; with no
@@ -483,6 +487,13 @@ class Scheduler:
         await stopping.wait()
 
     async def run(self, stopping: asyncio.Event) -> None:
+        self.heap.start()
+        try:
+            await self._run(stopping)
+        finally:
+            self.heap.stop()
+
+    async def _run(self, stopping: asyncio.Event) -> None:
         followers = await self.start(stopping)
         if self.settings.standalone:
             leader = run_static_leadership(

@@ -5,8 +5,9 @@ admit`` and the tests call; the modules are the concepts Kueue has: the quota tr
 ClusterQueues and Cohorts (``model``, built by ``tree``), workloads and their requests
 (``workloads``), building the snapshot from manifests (``snapshot``), flavor assignment
 (``flavors``), partial admission (``partial``), preemption (``preemption``), fair sharing
-(``fair_sharing``: shares and the tournament; ``fair_preemption``) and the scheduling cycle
-(``cycle``).
+(``fair_sharing``: shares and the tournament; ``fair_preemption``), the scheduling cycle
+(``cycle``) and its heads' nominations (``nomination``), and the queue manager that keeps
+workloads and ordered queues between runs (``queue_manager``).
 """
 
 from __future__ import annotations

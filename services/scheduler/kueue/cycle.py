@@ -18,50 +18,44 @@ try, which is where Kueue settles when nothing else changes:
 
 Cohort trees share no quota, so each tree settles on its own (``cycles`` counts the longest),
 and the cycles in which every head would be refused without changing anything are run in one
-go (``queueing``): the same verdicts, without a cycle per waiting workload.
+go (``queueing``): the same verdicts, without a cycle per waiting workload. A head's
+nomination (flavors, targets, shared by equivalent heads) is ``nomination``'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 
-from services.scheduler.api.status import Code, Status
+from services.scheduler.api.status import Status
 from services.scheduler.kueue.fair_sharing import FairSharing, Nominee, fairest
-from services.scheduler.kueue.flavors import Assignment, assign_flavors
+from services.scheduler.kueue.flavors import Assignment
 from services.scheduler.kueue.model import (
     ANY,
-    LOWER_OR_NEWER_EQUAL_PRIORITY,
     STRICT_FIFO,
     ClusterQueueState,
     Snapshot,
 )
 from services.scheduler.kueue.modes import Mode
-from services.scheduler.kueue.partial import can_be_partially_admitted, search_counts
-from services.scheduler.kueue.preemption import oracle, preemption_targets
+from services.scheduler.kueue.nomination import PARTIAL_ADMISSION, Entry, Nominator
+from services.scheduler.kueue.queue_manager import QueueManager
 from services.scheduler.kueue.queueing import (
     Judged,
     Queue,
-    Verdict,
     quiet_cycles,
     refusal,
     tree_of,
+    unschedulable,
 )
 from services.scheduler.kueue.result import AdmissionResult, Admitted, PodSetFlavors
 from services.scheduler.kueue.snapshot import Inputs, build
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
-    ParsedWorkloads,
     Usage,
-    WorkloadInfo,
-    requests_over_limits,
 )
 from shared.models import Model
 
 PLUGIN = "scheduler"
-NAMESPACE_LABEL = "kubernetes.io/metadata.name"
-PARTIAL_ADMISSION = "PartialAdmission"
 RECOMPUTE_ON_OVERLAP = "RecomputeAssignmentUponPreemptionTargetsOverlap"
 GATES: Mapping[str, bool] = {PARTIAL_ADMISSION: True, RECOMPUTE_ON_OVERLAP: True}
 """The Kueue feature gates the cycle honours, with upstream's defaults (pkg/features)."""
@@ -75,37 +69,18 @@ def admit(
     max_cycles: int | None = None,
     gates: Mapping[str, bool] | None = None,
     fair_sharing: FairSharing | None = None,
-    parsed: ParsedWorkloads | None = None,
+    kept: QueueManager | None = None,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
     ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
     ``gates`` sets Kueue feature gates by name (those in ``GATES``, defaults as upstream;
     others are ignored); ``fair_sharing`` is Kueue's Configuration ``fairSharing`` (off
-    when None); ``parsed`` keeps decoded workloads between runs (the caller's cache).
+    when None); ``kept`` keeps workloads and queues between runs (the caller's).
     """
-    inputs = build(objects, now=now, source=source, parsed=parsed)
+    inputs = build(objects, now=now, source=source, kept=kept)
     enabled = {**GATES, **{k: v for k, v in (gates or {}).items() if k in GATES}}
     return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
-
-
-@dataclass
-class _Entry:
-    info: WorkloadInfo
-    cq: ClusterQueueState
-    assignment: Assignment | None = None
-    targets: list[AdmittedWorkload] = field(default_factory=list)
-    refusal: Status | None = None
-    """Why the workload cannot be assigned at all (before quota)."""
-    set_aside: bool = False
-    """Refused in a way that does not block even a StrictFIFO queue."""
-
-    def verdict(self) -> Verdict:
-        return self.assignment, list(self.targets), self.refusal, self.set_aside
-
-    def order(self) -> tuple[int, int, datetime, str]:
-        borrows = self.assignment.borrows if self.assignment else 0
-        return (borrows, -self.info.priority, self.info.timestamp, self.info.key)
 
 
 class _Run:
@@ -123,36 +98,37 @@ class _Run:
         self.snapshot: Snapshot = inputs.snapshot
         self.now = now
         self.result = AdmissionResult(
-            pending=dict(inputs.unqueued), snapshot=inputs.snapshot, workloads=inputs.workloads
+            pending=dict(inputs.unqueued),
+            snapshot=inputs.snapshot,
+            workloads=inputs.workloads,
+            admissible=inputs.admissible,
         )
         self.preempted: dict[str, AdmittedWorkload] = {}
         self.queues: list[Queue] = []
         self.reserved_in_cycle = False
         self.reserved_for_cycle: list[tuple[ClusterQueueState, Usage]] = []
-        # Verdicts by equivalence (``_nominate``) in the tree being settled, forgotten
-        # whenever the snapshot's usage or the preempting set changes.
-        self.nominated: dict[tuple[object, ...], Judged] = {}
-        self.by_time: dict[str, bool] = {}  # ClusterQueue → whether its policies compare ages
+        self.nominator = Nominator(
+            inputs, gates=gates, fair_sharing=fair_sharing, preempted=self.preempted
+        )
         # Queues by cohort tree: trees share no quota, so each settles on its own.
         self.trees: dict[str, list[Queue]] = {}
         for name in sorted(inputs.queued):
             cq = self.snapshot.cluster_queues[name]
-            ordered = sorted(inputs.queued[name], key=_queue_order)
-            queue = Queue(cq, ordered)
+            queue = Queue(cq, inputs.queued[name])
             self.queues.append(queue)
             self.trees.setdefault(tree_of(cq), []).append(queue)
 
     def run(self, max_cycles: int | None = None) -> AdmissionResult:
         for queue in self.queues:
             if queue.cq.inactive_reason is not None:
-                why = _status(
+                why = unschedulable(
                     "ClusterQueueInactive",
                     f"ClusterQueue {queue.cq.name} is inactive: {queue.cq.inactive_reason}",
                 )
                 self.result.pending.update((w.key, why) for w in queue.workloads)
                 queue.position = len(queue.workloads)
         for tree in sorted(self.trees):
-            self.nominated = {}  # verdicts hold within a tree: no other tree moves them
+            self.nominator.forget()  # verdicts hold within a tree: no other tree moves them
             cycles = self._settle(self.trees[tree], max_cycles)
             self.result.cycles = max(self.result.cycles, cycles)
         self._explain_the_rest()
@@ -169,14 +145,14 @@ class _Run:
             limit = None if max_cycles is None else max_cycles - cycles
             if self.fair_sharing is None:  # (verdicts are not kept under fair sharing)
                 queued = [q for q, _ in heads]
-                quiet, runs = quiet_cycles(queued, self._judged, limit)
+                quiet, runs = quiet_cycles(queued, self.nominator.judged, limit)
                 if quiet:
                     for queue, run in zip(queued, runs, strict=True):
                         self._pass(queue, run[:quiet])
                     cycles += quiet
                     continue
             cycles += 1
-            entries = sorted((self._nominate(w, q.cq) for q, w in heads), key=_Entry.order)
+            entries = sorted((self.nominator.nominate(w, q.cq) for q, w in heads), key=Entry.order)
             by_cq = {q.cq.name: q for q, _ in heads}
             self.reserved_in_cycle = False
             for entry in self._in_order(entries):
@@ -186,7 +162,7 @@ class _Run:
                 self._changed()
             self.reserved_for_cycle.clear()
 
-    def _in_order(self, entries: list[_Entry]) -> Iterator[_Entry]:
+    def _in_order(self, entries: list[Entry]) -> Iterator[Entry]:
         """Kueue's entry iterator: classical order, or the fair-sharing tournament (run
         again before each entry, as admissions change the shares)."""
         if self.fair_sharing is None:
@@ -209,15 +185,29 @@ class _Run:
             yield chosen.entry
 
     def _changed(self) -> None:
-        self.nominated.clear()
+        self.nominator.forget()
 
     def _pass(self, queue: Queue, heads: list[Judged]) -> None:
-        """Refuse the next ``heads`` of ``queue``, as the quiet cycles would."""
+        """Refuse the next ``heads`` of ``queue``, as the quiet cycles would (``_refuse``
+        for each, written out: this runs for every waiting workload in every run)."""
+        pending, no_fit = self.result.pending, self.result.no_fit
+        strict = queue.cq.strategy == STRICT_FIFO
+        workloads = queue.workloads
         for verdict, why in heads:
-            key = queue.workloads[queue.position].key
             assert why is not None  # quiet_cycles saw it
-            self.result.no_fit.pop(key, None)
-            self._refuse(queue, key, verdict[0], verdict[3], why)
+            key, assignment = workloads[queue.position].key, verdict[0]
+            no_fit.pop(key, None)
+            if (
+                assignment is not None
+                and assignment.mode == Mode.NO_FIT
+                and assignment.no_fit_reason
+            ):
+                no_fit[key] = assignment.no_fit_reason
+            pending[key] = why
+            if strict and not verdict[3]:
+                queue.blocked_by = why
+                return  # a quiet run ends at the head that blocks its StrictFIFO queue
+            queue.position += 1
 
     def _refuse(
         self,
@@ -236,98 +226,7 @@ class _Run:
         else:
             queue.position += 1
 
-    def _nominate(self, info: WorkloadInfo, cq: ClusterQueueState) -> _Entry:
-        """A head's verdict before quota is re-checked. It is a function of the workload's
-        shape, priority and namespace (and its timestamp where a policy compares them), the
-        queue and the snapshot, so a BestEffortFIFO queue full of equal workloads assigns
-        flavors and searches targets once per snapshot change, not once per workload (the
-        result is the same; Kueue's SchedulingEquivalenceHashing skips them likewise)."""
-        assignment, targets, refused, set_aside = self._judged(info, cq)[0]
-        return _Entry(info, cq, assignment, list(targets), refused, set_aside)
-
-    def _judged(self, info: WorkloadInfo, cq: ClusterQueueState) -> Judged:
-        """The head's verdict and its ``refusal``, shared by equivalent heads."""
-        key = self._equivalence(info, cq)
-        judged = self.nominated.get(key) if key is not None else None
-        if judged is None:
-            verdict = self._verdict(info, cq)
-            judged = (verdict, refusal(verdict))
-            if key is not None:
-                self.nominated[key] = judged
-        return judged
-
-    def _equivalence(self, info: WorkloadInfo, cq: ClusterQueueState) -> tuple[object, ...] | None:
-        if self.fair_sharing is not None:
-            return None  # fair preemption weighs the shares: not worth the risk
-        by_time = self.by_time.get(cq.name)
-        if by_time is None:
-            policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
-            by_time = self.by_time[cq.name] = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
-        return (cq.name, info.timestamp if by_time else None, info.equivalence)
-
-    def _verdict(self, info: WorkloadInfo, cq: ClusterQueueState) -> Verdict:
-        entry = _Entry(info, cq)
-        labels = {**self.inputs.namespace_labels.get(info.namespace, {})}
-        labels.setdefault(NAMESPACE_LABEL, info.namespace)
-        selector = cq.namespace_selector
-        if selector is not None and not selector.matches(labels):
-            entry.refusal = _status(
-                "NamespaceMismatch", "Workload namespace doesn't match ClusterQueue selector"
-            )
-            entry.set_aside = True
-            return entry.verdict()
-        invalid = requests_over_limits(info)
-        if invalid:
-            entry.refusal = _status("InvalidResources", "; ".join(invalid))
-            entry.set_aside = True
-            return entry.verdict()
-        entry.assignment, entry.targets = self._assign(info, cq)
-        return entry.verdict()
-
-    def _assign(
-        self,
-        info: WorkloadInfo,
-        cq: ClusterQueueState,
-        nomination: Mapping[str, Mapping[str, str]] | None = None,
-    ) -> tuple[Assignment, list[AdmittedWorkload]]:
-        """Kueue's getInitialAssignments: the full counts, else the largest partial ones."""
-        fair = self.fair_sharing
-        simulate = oracle(info, cq, self.snapshot, preempting=self.preempted, fair_sharing=fair)
-
-        def attempt(counts: list[int] | None) -> tuple[Assignment, list[AdmittedWorkload]]:
-            assignment = assign_flavors(
-                info,
-                cq,
-                self.snapshot.flavors,
-                oracle=simulate,
-                counts=counts,
-                fair_sharing=fair is not None,
-                nomination=nomination,
-            )
-            targets: list[AdmittedWorkload] = []
-            if assignment.mode == Mode.PREEMPT:
-                targets = preemption_targets(
-                    info,
-                    assignment,
-                    cq,
-                    self.snapshot,
-                    preempting=self.preempted,
-                    fair_sharing=fair,
-                )
-            return assignment, targets
-
-        full, targets = attempt(None)
-        if full.mode == Mode.FIT or targets:
-            return full, targets
-        counts = [ps.count for ps in info.podsets]
-        minimums = [ps.min_count for ps in info.podsets]
-        if self.gates[PARTIAL_ADMISSION] and can_be_partially_admitted(counts, minimums):
-            found = search_counts(counts, minimums, lambda c: _usable(attempt(c)))
-            if found is not None:
-                return found
-        return full, []
-
-    def _process(self, entry: _Entry, queue: Queue) -> None:
+    def _process(self, entry: Entry, queue: Queue) -> None:
         key, assignment = entry.info.key, entry.assignment
         self.result.no_fit.pop(key, None)
         why = refusal((assignment, entry.targets, entry.refusal, entry.set_aside))
@@ -344,19 +243,21 @@ class _Run:
                 ps.name: {r: c.flavor for r, c in ps.flavors.items()} for ps in assignment.podsets
             }
             with self.snapshot.without(self.preempted.values()):
-                entry.assignment, entry.targets = self._assign(entry.info, entry.cq, nomination)
+                entry.assignment, entry.targets = self.nominator.assign(
+                    entry.info, entry.cq, nomination
+                )
             assignment = entry.assignment
             if assignment.mode == Mode.FIT:  # DeferredFit: fits once the preemptions end
                 entry.cq.add_usage(assignment.usage)
                 self._changed()
-                queue.blocked_by = self.result.pending[key] = _status(
+                queue.blocked_by = self.result.pending[key] = unschedulable(
                     "PendingPreemption",
                     "Workload has overlapping preemption targets with another workload, but "
                     "will fit after these preemptions complete",
                 )
                 return
         if self._overlaps(entry):
-            self.result.pending[key] = _status(
+            self.result.pending[key] = unschedulable(
                 "SkippedInCycle",
                 "Workload has overlapping preemption targets with another workload",
             )
@@ -364,7 +265,7 @@ class _Run:
         with self.snapshot.without([*self.preempted.values(), *entry.targets]):
             fits = entry.cq.fits(assignment.usage)
         if not fits:
-            why = _status(
+            why = unschedulable(
                 "SkippedInCycle", "Workload no longer fits after processing another workload"
             )
             if self.reserved_in_cycle:
@@ -380,7 +281,7 @@ class _Run:
             self.result.preempted.setdefault(target.info.key, key)
         if assignment.mode == Mode.PREEMPT:
             entry.cq.add_usage(assignment.usage)
-            queue.blocked_by = self.result.pending[key] = _status(
+            queue.blocked_by = self.result.pending[key] = unschedulable(
                 "PendingPreemption",
                 f"{assignment.status().message}. Pending the preemption of "
                 f"{len(entry.targets)} workload(s)",
@@ -401,10 +302,10 @@ class _Run:
         self._changed()
         self.reserved_for_cycle.append((cq, reserved))
 
-    def _overlaps(self, entry: _Entry) -> bool:
+    def _overlaps(self, entry: Entry) -> bool:
         return any(t.info.key in self.preempted for t in entry.targets)
 
-    def _admit(self, entry: _Entry, assignment: Assignment) -> None:
+    def _admit(self, entry: Entry, assignment: Assignment) -> None:
         key = entry.info.key
         self.result.pending.pop(key, None)
         self.result.no_fit.pop(key, None)
@@ -413,6 +314,8 @@ class _Run:
             for ps in assignment.podsets
         }
         self.result.admitted[key] = Admitted(entry.cq.name, podsets)
+        if self.result.admissible is not None:
+            self.result.admissible[entry.info.local_queue] -= 1
         self.snapshot.add_workload(
             AdmittedWorkload(
                 info=entry.info,
@@ -431,7 +334,7 @@ class _Run:
                 continue
             head = queue.workloads[queue.position]
             for info in queue.workloads[queue.position + 1 :]:
-                self.result.pending[info.key] = _status(
+                self.result.pending[info.key] = unschedulable(
                     "WaitingForHead",
                     f"waiting behind {head.key} at the head of StrictFIFO ClusterQueue "
                     f"{queue.cq.name} ({queue.blocked_by.reason})"
@@ -439,18 +342,6 @@ class _Run:
                     else f"waiting behind {head.key}, which is preempting in ClusterQueue "
                     f"{queue.cq.name}",
                 )
-
-
-def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
-    return info.queue_order
-
-
-def _usable(
-    attempt: tuple[Assignment, list[AdmittedWorkload]],
-) -> tuple[Assignment, list[AdmittedWorkload]] | None:
-    """An assignment that fits, or preempts with targets: partial admission accepts it."""
-    assignment, targets = attempt
-    return attempt if assignment.mode == Mode.FIT or targets else None
 
 
 def quota_to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
@@ -468,7 +359,3 @@ def quota_to_reserve(cq: ClusterQueueState, assignment: Assignment) -> Usage:
         else:
             reserved[fr] = max(0, min(amount, quota.nominal - used))
     return reserved
-
-
-def _status(reason: str, message: str) -> Status:
-    return Status(code=Code.UNSCHEDULABLE, reason=reason, message=message, plugin=PLUGIN)

@@ -114,16 +114,23 @@ def _facts(objects: KueueObjects, result: AdmissionResult, *, fair_sharing: bool
         for lq in objects.local_queues
         if lq.spec.stopPolicy not in _STOPPED
     }
-    for info in result.workloads:  # (finished ones are left out)
-        # Kueue's IsAdmissible: what its queue manager keeps queued.
-        if info.obj.spec.active is False or info.has_quota_reservation:
-            continue
-        local = info.local_queue
+    counts = result.admissible
+    if counts is None:
+        counts = {}
+        for info in result.workloads:  # (finished ones are left out)
+            # Kueue's IsAdmissible: what its queue manager keeps queued.
+            if info.has_quota_reservation or info.obj.spec.active is False:
+                continue
+            if info.key not in admitted_now:
+                local = info.local_queue
+                counts[local] = counts.get(local, 0) + 1
+    for local, count in counts.items():
         target = open_queues.get(local)
-        if target is None or info.key in admitted_now:
-            continue
-        facts.pending_in_local_queue[local] = facts.pending_in_local_queue.get(local, 0) + 1
-        facts.pending_in_cluster_queue[target] = facts.pending_in_cluster_queue.get(target, 0) + 1
+        if target is not None:
+            facts.pending_in_local_queue[local] = count
+            facts.pending_in_cluster_queue[target] = (
+                facts.pending_in_cluster_queue.get(target, 0) + count
+            )
     return facts
 
 

@@ -40,6 +40,11 @@ UNASSIGNED = Status(
 )
 
 
+def unschedulable(reason: str, message: str) -> Status:
+    """A head's refusal, as the admission cycle words them."""
+    return Status(code=Code.UNSCHEDULABLE, reason=reason, message=message, plugin=PLUGIN)
+
+
 @dataclass
 class Queue:
     cq: ClusterQueueState

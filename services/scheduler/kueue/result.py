@@ -41,6 +41,10 @@ class AdmissionResult:
     hold quota after it (admitted before, or by this run), with their usage."""
     workloads: list[WorkloadInfo] = field(default_factory=list)
     """Every Workload the run looked at (finished ones are left out), decoded."""
+    admissible: dict[tuple[str, str], int] | None = None
+    """Workloads that may still be admitted (no quota held, active, not admitted by this
+    run) per LocalQueue (namespace, name), when a queue manager counted them; else the
+    queue counters count them over ``workloads``."""
 
     def decisions(self) -> dict[str, Any]:
         return {

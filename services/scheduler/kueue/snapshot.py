@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
 
 from services.scheduler.api.status import Code, Status
 from services.scheduler.kueue.model import (
@@ -30,11 +31,11 @@ from services.scheduler.kueue.model import (
     ResourceGroup,
     Snapshot,
 )
+from services.scheduler.kueue.queue_manager import Placement, QueueManager
 from services.scheduler.kueue.tree import link
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
     FlavorResource,
-    ParsedWorkloads,
     Priorities,
     WorkloadInfo,
     admitted_usage,
@@ -54,7 +55,6 @@ from shared.models import (
     PriorityClass,
     ResourceFlavor,
     Workload,
-    of_kind,
 )
 from shared.models.base import Json
 from shared.models.kueue import Cohort
@@ -62,6 +62,7 @@ from shared.models.kueue import ResourceGroup as ResourceGroupSpec
 from shared.quantities import parse_quantity
 
 PLUGIN = "queue"
+M = TypeVar("M", bound=Model)
 _WITHIN = (NEVER, LOWER_PRIORITY, LOWER_OR_NEWER_EQUAL_PRIORITY)
 _RECLAIM = (NEVER, LOWER_PRIORITY, ANY)
 _STRATEGIES = (STRICT_FIFO, BEST_EFFORT_FIFO)
@@ -80,12 +81,15 @@ _OLD_FUNGIBILITY = {"Borrow": MAY_STOP_SEARCH, "Preempt": MAY_STOP_SEARCH}
 class Inputs:
     snapshot: Snapshot
     queued: dict[str, list[WorkloadInfo]] = field(default_factory=dict)
-    """ClusterQueue name → its pending workloads (unordered)."""
+    """ClusterQueue name → its pending workloads in queue order (priority, then queue
+    timestamp); not to be changed (a ``QueueManager`` keeps them for the next run)."""
     unqueued: dict[str, Status] = field(default_factory=dict)
     """Pending workloads that reach no ClusterQueue, with the reason."""
     namespace_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     workloads: list[WorkloadInfo] = field(default_factory=list)
     """Every Workload but the finished ones, decoded, in input order."""
+    admissible: dict[tuple[str, str], int] | None = None
+    """Workloads that may be admitted per LocalQueue, when a queue manager counted them."""
 
 
 def build(
@@ -93,72 +97,125 @@ def build(
     *,
     now: datetime,
     source: str = "input",
-    parsed: ParsedWorkloads | None = None,
+    kept: QueueManager | None = None,
 ) -> Inputs:
-    """The run's inputs; ``parsed`` reuses workloads decoded by earlier runs."""
-    flavors = {f.metadata.name: f for f in of_kind(objects, ResourceFlavor)}
-    specs = of_kind(objects, ClusterQueue)
+    """The run's inputs; ``kept`` reuses what earlier runs found (``queue_manager``)."""
+    kinds = _Kinds(objects)
+    flavors = {f.metadata.name: f for f in kinds.of(ResourceFlavor)}
+    specs = kinds.of(ClusterQueue)
     states = [_cluster_queue(cq, flavors, source) for cq in specs]
     # v1beta2 names it cohortName.
     names = [cq.spec.cohortName or cq.spec.cohort for cq in specs]
     cohorts = link(
         list(zip(states, names, strict=True)),
-        of_kind(objects, Cohort),
+        kinds.of(Cohort),
         lambda co: _cohort(co, source),
     )
     snapshot = Snapshot({s.name: s for s in states}, cohorts, flavors)
-    inputs = Inputs(snapshot=snapshot, namespace_labels=_namespace_labels(objects))
+    inputs = Inputs(snapshot=snapshot, namespace_labels=_namespace_labels(kinds))
     local_queues = {
         (lq.metadata.namespace or "default", lq.metadata.name): lq.spec.clusterQueue
-        for lq in of_kind(objects, LocalQueue)
+        for lq in kinds.of(LocalQueue)
     }
-    priorities = Priorities(of_kind(objects, PriorityClass))
-    if parsed is not None:
-        parsed.begin(priorities)
+    priorities = Priorities(kinds.of(PriorityClass))
+    workloads = kinds.of(Workload)
+
+    def place(info: WorkloadInfo) -> Placement:
+        return _placement(snapshot, info, local_queues.get(info.local_queue), source)
+
+    if kept is not None:
+        routing = (source, local_queues, [(s.name, s.groups) for s in states])
+        inputs.workloads, inputs.queued = kept.run(
+            workloads,
+            priorities=priorities,
+            routing=routing,
+            place=place,
+            now=now,
+            source=source,
+            snapshot=snapshot,
+            unqueued=inputs.unqueued,
+        )
+        inputs.admissible = kept.admissible()
+        return inputs
     seen: set[str] = set()
-    for wl in of_kind(objects, Workload):
-        if (parsed is None or parsed.known(wl) is None) and is_finished(wl):
+    for wl in workloads:
+        if is_finished(wl):
             continue
-        if parsed is not None:
-            info = parsed.info(wl, priorities=priorities, now=now, source=source)
-        else:
-            info = workload_info(wl, priorities=priorities, now=now, source=source)
+        info = workload_info(wl, priorities=priorities, now=now, source=source)
         if info.key in seen:
             raise ManifestError("duplicate Workload", document=document_of(wl, source))
         seen.add(info.key)
         inputs.workloads.append(info)
-        cq_name = local_queues.get(info.local_queue)
-        if info.has_quota_reservation:
-            admission = wl.status.admission
-            _add_admitted(inputs, info, admission.clusterQueue if admission else cq_name, source)
-        else:
-            _enqueue(inputs, info, cq_name)
+        placement = place(info)
+        if placement.admitted is not None:
+            snapshot.add_workload(placement.admitted)
+        elif placement.unqueued is not None:
+            inputs.unqueued[info.key] = placement.unqueued
+        elif placement.queue is not None:
+            inputs.queued.setdefault(placement.queue, []).append(info)
+    for queue in inputs.queued.values():
+        queue.sort(key=_queue_order)
     return inputs
 
 
-def _enqueue(inputs: Inputs, info: WorkloadInfo, cq_name: str | None) -> None:
-    queues = inputs.snapshot.cluster_queues
+class _Kinds:
+    """The input objects grouped by type in one pass: with thousands of Workloads, a walk
+    over all of them per kind looked up was a good part of a run."""
+
+    def __init__(self, objects: Iterable[Model]) -> None:
+        self.by_type: dict[type, list[Model]] = {}
+        for obj in objects:
+            found = self.by_type.get(type(obj))
+            if found is None:
+                found = self.by_type[type(obj)] = []
+            found.append(obj)
+
+    def of(self, model: type[M]) -> list[M]:
+        """As ``of_kind``: the objects that are ``model`` (in input order within a type)."""
+        groups = [group for t, group in self.by_type.items() if issubclass(t, model)]
+        if len(groups) == 1:
+            return groups[0]  # type: ignore[return-value]
+        return [obj for group in groups for obj in group]  # type: ignore[misc]
+
+
+def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
+    return info.queue_order
+
+
+def _placement(
+    snapshot: Snapshot, info: WorkloadInfo, cq_name: str | None, source: str
+) -> Placement:
+    """Where ``info`` stands: holding quota, waiting in a ClusterQueue, or in none."""
+    if info.has_quota_reservation:
+        admission = info.obj.status.admission
+        held = admission.clusterQueue if admission else cq_name
+        return Placement(admitted=_admitted(snapshot, info, held, source))
+    queues = snapshot.cluster_queues
     if info.obj.spec.active is False:
-        inputs.unqueued[info.key] = _why("Inactive", "the workload is deactivated (spec.active)")
-    elif not info.queue_name:
-        inputs.unqueued[info.key] = _why("NoQueueName", "spec.queueName is not set")
-    elif cq_name is None:
-        inputs.unqueued[info.key] = _why(
-            "LocalQueueNotFound", f"LocalQueue {info.namespace}/{info.queue_name} doesn't exist"
+        return Placement(unqueued=_why("Inactive", "the workload is deactivated (spec.active)"))
+    if not info.queue_name:
+        return Placement(unqueued=_why("NoQueueName", "spec.queueName is not set"))
+    if cq_name is None:
+        return Placement(
+            unqueued=_why(
+                "LocalQueueNotFound",
+                f"LocalQueue {info.namespace}/{info.queue_name} doesn't exist",
+            )
         )
-    elif cq_name not in queues:
-        inputs.unqueued[info.key] = _why(
-            "ClusterQueueNotFound", f"ClusterQueue {cq_name} doesn't exist"
+    if cq_name not in queues:
+        return Placement(
+            unqueued=_why("ClusterQueueNotFound", f"ClusterQueue {cq_name} doesn't exist")
         )
-    else:
-        inputs.queued.setdefault(cq_name, []).append(info)
+    return Placement(queue=cq_name)
 
 
-def _add_admitted(inputs: Inputs, info: WorkloadInfo, cq_name: str | None, source: str) -> None:
-    """Count an admitted workload's usage; one admitted to an unknown queue counts nowhere."""
-    cq = inputs.snapshot.cluster_queues.get(cq_name or "")
+def _admitted(
+    snapshot: Snapshot, info: WorkloadInfo, cq_name: str | None, source: str
+) -> AdmittedWorkload | None:
+    """An admitted workload's usage; one admitted to an unknown queue counts nowhere."""
+    cq = snapshot.cluster_queues.get(cq_name or "")
     if cq is None:
-        return
+        return None
     covered_pods = cq.covers("pods")
     fallback = {
         ps.name: {
@@ -178,16 +235,14 @@ def _add_admitted(inputs: Inputs, info: WorkloadInfo, cq_name: str | None, sourc
         admitted_at = parse_time(
             reserved.lastTransitionTime, document=document, field="status.conditions"
         )
-    inputs.snapshot.add_workload(
-        AdmittedWorkload(
-            info=info,
-            cluster_queue=cq.name,
-            flavors=flavors,
-            counts=counts,
-            usage=usage,
-            admitted_at=admitted_at or info.timestamp,
-            evicted=condition_true(info.obj, "Evicted"),
-        )
+    return AdmittedWorkload(
+        info=info,
+        cluster_queue=cq.name,
+        flavors=flavors,
+        counts=counts,
+        usage=usage,
+        admitted_at=admitted_at or info.timestamp,
+        evicted=condition_true(info.obj, "Evicted"),
     )
 
 
@@ -195,8 +250,8 @@ def _why(reason: str, message: str) -> Status:
     return Status(code=Code.UNRESOLVABLE, reason=reason, message=message, plugin=PLUGIN)
 
 
-def _namespace_labels(objects: Iterable[Model]) -> dict[str, dict[str, str]]:
-    return {ns.metadata.name: dict(ns.metadata.labels) for ns in of_kind(objects, Namespace)}
+def _namespace_labels(kinds: _Kinds) -> dict[str, dict[str, str]]:
+    return {ns.metadata.name: dict(ns.metadata.labels) for ns in kinds.of(Namespace)}
 
 
 def _cluster_queue(

@@ -12,6 +12,8 @@ status does). Reasons and messages are Kueue's (``apis/kueue/v1beta2``, ``pkg/wo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import msgspec
 
 from services.scheduler.kueue.objects import KueueObjects as KueueObjects
@@ -40,6 +42,7 @@ _PENDING_REASONS = {
     "ClusterQueueNotFound": "Misconfigured",
     "PendingPreemption": "WaitingForPreemptedWorkloads",
 }
+_WAITING = "WaitingForQuota"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
@@ -79,27 +82,70 @@ def preemption_message(preemptor: Workload | None, reason: str) -> str:
 
 
 def statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str, *, fair_sharing: bool = False
+    objects: KueueObjects,
+    result: AdmissionResult,
+    now: str,
+    *,
+    fair_sharing: bool = False,
+    held_back: Callable[[str], bool] | None = None,
+    deferred: list[WorkloadInfo] | None = None,
 ) -> list[StatusUpdate]:
     """Every Workload, ClusterQueue, LocalQueue and Cohort status this run changes
-    (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written)."""
+    (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written;
+    ``held_back``, ``deferred``: see ``workload_statuses``)."""
     return [
-        *workload_statuses(objects, result, now),
+        *workload_statuses(objects, result, now, held_back=held_back, deferred=deferred),
         *queue_statuses(objects, result, now, fair_sharing=fair_sharing),
     ]
 
 
 def workload_statuses(
-    objects: KueueObjects, result: AdmissionResult, now: str
+    objects: KueueObjects,
+    result: AdmissionResult,
+    now: str,
+    *,
+    held_back: Callable[[str], bool] | None = None,
+    deferred: list[WorkloadInfo] | None = None,
 ) -> list[StatusUpdate]:
-    """The run's Workloads (``result.workloads``) whose status changes, by key."""
+    """The run's Workloads (``result.workloads``) whose status changes, by key.
+    ``held_back(key)``: whether the caller would not publish a change of only the reason
+    or message of a waiting workload's ``QuotaReserved=False`` condition now (it paces
+    them); such changes are not even built. With ``deferred``, the other such changes and
+    the first explanations of waiting workloads go there, not built either
+    (``workload_status`` builds one; the caller caps how many)."""
     workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
-    admitted, preempted = result.admitted, result.preempted
+    admitted, preempted, pending, no_fit = (
+        result.admitted,
+        result.preempted,
+        result.pending,
+        result.no_fit,
+    )
     for info in result.workloads:
         key = info.key
-        if key not in admitted and key not in preempted and _says_why(info, result):
-            continue  # the common case by far: a waiting workload that already says why
+        if key not in admitted and key not in preempted:
+            # The common case by far: a waiting workload that already says why (what it
+            # shows is a fact of the object, found once, not per run).
+            why = pending.get(key)
+            shown = info.shown_waiting
+            if (
+                why is not None
+                and shown is not None
+                and not info.has_quota_reservation
+                and shown[1] == why.message[:MAX_MESSAGE]
+                and shown[0] == (no_fit.get(key) or _PENDING_REASONS.get(why.reason, _WAITING))
+            ):
+                continue
+            waits = key in result.pending and not info.has_quota_reservation
+            if waits and info.shown_waiting is not None:  # only rewords its explanation
+                if held_back is not None and held_back(key):
+                    continue
+                if deferred is not None:
+                    deferred.append(info)
+                    continue
+            elif waits and deferred is not None and condition(info.obj, QUOTA_RESERVED) is None:
+                deferred.append(info)  # its first explanation: never held back, only capped
+                continue
         status = _workload_status(info.obj, key, result, objects, workloads, now)
         if status is not None:
             updates.append(status_update(info.obj, "Workload", key, status))
@@ -107,18 +153,12 @@ def workload_statuses(
     return updates
 
 
-def _says_why(info: WorkloadInfo, result: AdmissionResult) -> bool:
-    """Whether pending ``info`` already shows the reason and message it waits with (what it
-    shows is a fact of the object, found once, not per run)."""
-    why = result.pending.get(info.key)
-    if why is None or info.has_quota_reservation:
-        return False
-    shown = info.shown_waiting
-    return (
-        shown is not None
-        and shown[1] == why.message[:MAX_MESSAGE]
-        and shown[0] == quota_reserved_reason(info.key, result)
-    )
+def workload_status(
+    info: WorkloadInfo, objects: KueueObjects, result: AdmissionResult, now: str
+) -> StatusUpdate | None:
+    """The update of one workload ``workload_statuses`` deferred (None: no change)."""
+    status = _workload_status(info.obj, info.key, result, objects, _Workloads(result), now)
+    return None if status is None else status_update(info.obj, "Workload", info.key, status)
 
 
 class _Workloads:
@@ -181,7 +221,7 @@ def quota_reserved_reason(key: str, result: AdmissionResult) -> str:
     ``WaitingForQuota``, ``WaitingForPreemptedWorkloads``, ``Misconfigured``, or the
     ``NoFitReason`` (``NoMatchingFlavor``, ``ExceedsMaxQuota``) when no flavor fits."""
     found = result.no_fit.get(key)
-    return found or _PENDING_REASONS.get(result.pending[key].reason, "WaitingForQuota")
+    return found or _PENDING_REASONS.get(result.pending[key].reason, _WAITING)
 
 
 def _true(wl: Workload, kind: str) -> bool:

@@ -86,7 +86,7 @@ class WorkloadInfo:
         return (self.namespace, self.priority, self.shape)
 
     # Facts of the object read by every run; an info lives as long as its object is
-    # unchanged (``ParsedWorkloads``), so each is found once per object, not once per run.
+    # unchanged (``queue_manager``), so each is found once per object, not once per run.
 
     @cached_property
     def queue_order(self) -> tuple[int, datetime, str]:
@@ -249,48 +249,6 @@ def workload_info(
         podsets=podsets,
         obj=wl,
     )
-
-
-class ParsedWorkloads:
-    """Decoded workloads kept between admission runs by whoever runs them (the scheduler
-    keeps one; tests and ``shoal simulate`` need none). A Workload object that comes back
-    unchanged — the same instance, as a cache holds an object until a newer version arrives —
-    is not decoded again; what a run did not see is forgotten at the next run."""
-
-    def __init__(self) -> None:
-        # Object id → its info (whose ``obj`` is that object). No pair per entry: with
-        # thousands waiting, a new tuple per workload and run was most of what the
-        # garbage collector had to walk.
-        self._kept: dict[int, WorkloadInfo] = {}
-        self._seen: dict[int, WorkloadInfo] = {}
-        self._priorities: Priorities | None = None
-
-    def begin(self, priorities: Priorities) -> None:
-        """A run starts: keep what the last one saw (all of it, if PriorityClasses changed,
-        none: a workload's priority may come from them)."""
-        if self._seen:
-            self._kept, self._seen = self._seen, {}
-        if self._priorities is None or not self._priorities.same(priorities):
-            self._kept = {}
-        self._priorities = priorities
-
-    def known(self, wl: Workload) -> WorkloadInfo | None:
-        """The info decoded for this very object by this run or the last one (so it is
-        not finished: finished ones are not decoded), else None."""
-        found = self._seen.get(id(wl)) or self._kept.get(id(wl))
-        return found if found is not None and found.obj is wl else None
-
-    def info(
-        self, wl: Workload, *, priorities: Priorities, now: datetime, source: str
-    ) -> WorkloadInfo:
-        found = self._kept.get(id(wl)) or self._seen.get(id(wl))
-        if found is not None and found.obj is wl:
-            info = found
-        else:
-            info = workload_info(wl, priorities=priorities, now=now, source=source)
-        if wl.metadata.creationTimestamp:  # else its queue order is ``now``: decoded each run
-            self._seen[id(wl)] = info
-        return info
 
 
 def _podset_info(

@@ -11,8 +11,8 @@ import pytest
 
 from services.scheduler.admission import AdmissionState
 from services.scheduler.kueue import admit
+from services.scheduler.kueue.queue_manager import QueueManager
 from services.scheduler.kueue.status import StatusUpdate
-from services.scheduler.kueue.workloads import ParsedWorkloads
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.events import ObjectAdded
@@ -132,7 +132,7 @@ def test_queue_counters_alone_are_paced(later: float, rewritten: bool) -> None:
         assert again == [], "only a counter changed: written later"
 
 
-def test_waiting_explanations_per_cycle_are_capped_never_explained_first() -> None:
+def test_waiting_explanations_per_second_are_capped_never_explained_first() -> None:
     cluster = _waiting_cluster()
     state = AdmissionState(pacing=StatusPacing(max_waiting=1))
     assert _message(_decide(state, cluster, T0), "default/big") is not None
@@ -147,6 +147,18 @@ def test_waiting_explanations_per_cycle_are_capped_never_explained_first() -> No
     assert message is not None and message.endswith("2 more needed")
 
 
+@pytest.mark.parametrize(
+    ("later", "written"), [(0.5, False), (1.0, True)], ids=["within-the-second", "a-second-later"]
+)
+def test_the_waiting_cap_is_a_rate_not_per_cycle(later: float, written: bool) -> None:
+    cluster = _waiting_cluster()
+    state = AdmissionState(pacing=StatusPacing(max_waiting=1))
+    assert _message(_decide(state, cluster, T0), "default/big") is not None
+    cluster.add(workload("later", "3", minute=4))
+    again = [u.key for u in _decide(state, cluster, T0 + later) if u.kind == "Workload"]
+    assert again == (["default/later"] if written else []), "one a second, however many cycles"
+
+
 def test_decoded_workloads_are_reused_only_while_the_object_is_the_same() -> None:
     objects: list[Model] = [
         decode_object(o, document="doc")
@@ -158,11 +170,11 @@ def test_decoded_workloads_are_reused_only_while_the_object_is_the_same() -> Non
             {**workload("a", "1"), "spec": {**workload("a", "1")["spec"], "priority": None}},
         )
     ]
-    parsed = ParsedWorkloads()
-    first = admit(objects, NOW, parsed=parsed)
-    again = admit(objects, NOW + timedelta(seconds=1), parsed=parsed)
+    kept = QueueManager()
+    first = admit(objects, NOW, kept=kept)
+    again = admit(objects, NOW + timedelta(seconds=1), kept=kept)
     assert summary(first) == summary(again)
     changed = workload("a", "3")
     objects[-1] = decode_object(changed, document="doc")
-    result = admit(objects, NOW, parsed=parsed)
+    result = admit(objects, NOW, kept=kept)
     assert "default/a" not in result.admitted, "a new object is decoded again (3 CPUs > 2)"

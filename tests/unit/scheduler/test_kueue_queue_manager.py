@@ -1,0 +1,129 @@
+"""The queue manager keeps workloads and ordered queues between runs: whatever changes
+between two runs, a run with it decides exactly what a run from scratch decides."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from services.scheduler.kueue import AdmissionResult, admit
+from services.scheduler.kueue.queue_manager import QueueManager
+from shared.errors import ManifestError
+from shared.models import Model, decode_object
+from tests.unit.scheduler.kueue_builders import (
+    NOW,
+    cluster_queue,
+    flavor,
+    local_queue,
+    priority_class,
+    quota,
+    workload,
+)
+
+Json = dict[str, Any]
+
+
+def _objects() -> list[Json]:
+    return [
+        flavor("default"),
+        cluster_queue("cq", {"default": quota("4")}, strategy="StrictFIFO"),
+        cluster_queue("other", {"default": quota("1")}),
+        local_queue("lq", "cq"),
+        priority_class("high", 10),
+        workload("held", "2", minute=0, admitted=("cq", "default")),
+        workload("a", "3", minute=1),
+        workload("b", "1", minute=2),
+        workload("c", "1", minute=3, priority_class="high"),
+        workload("d", "1", minute=4, queue="missing"),
+    ]
+
+
+def _replace(name: str, new: Json) -> Callable[[list[Json]], None]:
+    def change(objects: list[Json]) -> None:
+        at = next(i for i, o in enumerate(objects) if o["metadata"]["name"] == name)
+        objects[at] = new
+
+    return change
+
+
+def _drop(name: str) -> Callable[[list[Json]], None]:
+    def change(objects: list[Json]) -> None:
+        objects[:] = [o for o in objects if o["metadata"]["name"] != name]
+
+    return change
+
+
+def _add(new: Json) -> Callable[[list[Json]], None]:
+    return lambda objects: objects.append(new)
+
+
+CHANGES: list[tuple[str, Callable[[list[Json]], None]]] = [
+    ("nothing", lambda objects: None),
+    ("a waiting workload gains priority", _replace("b", workload("b", "1", minute=2, priority=20))),
+    ("the admitted one goes", _drop("held")),
+    ("the head goes", _drop("a")),
+    ("a new one comes first", _add(workload("e", "1", minute=0, priority=5))),
+    ("the LocalQueue points elsewhere", _replace("lq", local_queue("lq", "other"))),
+    ("its LocalQueue appears", _add(local_queue("missing", "other"))),
+    ("a PriorityClass changes", _replace("high", priority_class("high", -1))),
+    ("a quota changes", _replace("cq", cluster_queue("cq", {"default": quota("6")}))),
+]
+
+
+def _decoded(objects: list[Json]) -> list[Model]:
+    return [decode_object(o, document=f"doc {i}") for i, o in enumerate(objects)]
+
+
+def _name(manifest: Json) -> tuple[str, str]:
+    return manifest["kind"], manifest["metadata"]["name"]
+
+
+def _admissible(result: AdmissionResult) -> dict[tuple[str, str], int]:
+    """Counted as the queue counters count without a queue manager."""
+    counts: dict[tuple[str, str], int] = {}
+    for info in result.workloads:
+        if info.has_quota_reservation or info.obj.spec.active is False:
+            continue
+        if info.key not in result.admitted:
+            counts[info.local_queue] = counts.get(info.local_queue, 0) + 1
+    return counts
+
+
+def _nonzero(counts: dict[tuple[str, str], int] | None) -> dict[tuple[str, str], int]:
+    return {local: n for local, n in (counts or {}).items() if n}
+
+
+def _said(result: AdmissionResult) -> tuple[Any, dict[str, str]]:
+    pending = {key: f"{why.reason}: {why.message}" for key, why in result.pending.items()}
+    return result.decisions(), pending
+
+
+@pytest.mark.parametrize(("change"), [c for _, c in CHANGES], ids=[i for i, _ in CHANGES])
+def test_a_kept_run_decides_as_a_run_from_scratch(change: Callable[[list[Json]], None]) -> None:
+    manifests = _objects()
+    objects = _decoded(manifests)
+    kept = QueueManager()
+    first = admit(objects, NOW, kept=kept)
+    assert _said(first) == _said(admit(objects, NOW))
+    change(manifests)
+    # An unchanged manifest keeps its decoded object (as a cache does); a changed one is new.
+    originals = {_name(m): m for m in _objects()}
+    objects = [
+        objects[list(originals).index(_name(m))] if originals.get(_name(m)) == m else new
+        for m, new in zip(manifests, _decoded(manifests), strict=True)
+    ]
+    result = admit(objects, NOW, kept=kept)
+    assert _said(result) == _said(admit(objects, NOW))
+    assert _nonzero(result.admissible) == _admissible(result), "the queue counters' counts"
+
+
+def test_a_duplicate_workload_is_refused_and_changes_nothing_kept() -> None:
+    objects = _decoded(_objects())
+    kept = QueueManager()
+    before = _said(admit(objects, NOW, kept=kept))
+    twin = _decoded([workload("b", "1", minute=9)])[0]
+    with pytest.raises(ManifestError, match="duplicate Workload"):
+        admit([*objects, twin], NOW, kept=kept)
+    assert _said(admit(objects, NOW, kept=kept)) == before
