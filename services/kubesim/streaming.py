@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from aiohttp import web
 
 from services.kubesim import apierrors
 from services.kubesim.faults import Faults
+from services.kubesim.http_messages import STREAMED, Request, Response
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import is_true
 from services.kubesim.store import Store
@@ -85,7 +85,7 @@ def _prime(watcher: Watcher, store: Store, rtype: ResourceType, query: Any, faul
 
 
 async def serve_watch(
-    request: web.BaseRequest,
+    request: Request,
     *,
     store: Store,
     rtype: ResourceType,
@@ -94,7 +94,7 @@ async def serve_watch(
     render: Render | None,
     faults: Faults,
     settings: WatchSettings,
-) -> web.StreamResponse:
+) -> Response:
     query = request.query
     watcher = Watcher(
         namespace=namespace, predicate=predicate, render=render, limit=settings.max_buffered
@@ -109,10 +109,8 @@ async def serve_watch(
         timeout = min(timeout, faults.watch_drop_after)
     deadline = loop.time() + timeout
     bookmarks = is_true(query.get("allowWatchBookmarks"))
-    response = web.StreamResponse(headers={"Content-Type": "application/json"})
-    response.enable_chunked_encoding()
     try:
-        await response.prepare(request)
+        response = request.stream(content_type="application/json")
         next_bookmark = loop.time() + settings.bookmark_interval
         while True:
             data = watcher.take()
@@ -137,4 +135,4 @@ async def serve_watch(
         pass  # the client went away; nothing to clean up beyond unsubscribing
     finally:
         hub.unsubscribe(watcher)
-    return response
+    return STREAMED
