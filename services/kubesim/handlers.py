@@ -14,7 +14,7 @@ import msgspec
 
 from services.kubesim import apierrors, tables
 from services.kubesim.apierrors import ApiError
-from services.kubesim.apiwarnings import collecting, header_value, warn
+from services.kubesim.apiwarnings import Collecting, header_value, warn
 from services.kubesim.bodies import read_body
 from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
@@ -94,7 +94,7 @@ class ApiHandler:
             if body is None:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return respond(body)
-        with collecting() as warnings:
+        with Collecting() as warnings:
             if resolved.rtype.deprecation_warning:
                 warn(resolved.rtype.deprecation_warning)
             try:
@@ -132,6 +132,8 @@ class ApiHandler:
         return self._delete_collection(request, target, body)
 
     def _static(self, path: str) -> bytes | None:
+        if path.count("/") > 3 and not path.startswith("/openapi/"):
+            return None  # an API path below a group-version (nearly every request)
         d = self.discovery
         if path in ("/api", "/api/"):
             return d.core_versions

@@ -124,6 +124,26 @@ class _Connection(asyncio.Protocol):
         self._wake_drain()
 
     def data_received(self, data: bytes) -> None:
+        if not self._buffer and not self._busy and self._head is None:
+            # The usual case: one whole request in one read, read without copying it around.
+            end = data.find(b"\r\n\r\n")
+            if end >= 0:
+                try:
+                    head = self._read_head(data[:end])
+                except BadRequest as exc:
+                    self._fail(exc)
+                    return
+                start = end + 4
+                if not head[4] and len(data) - start >= head[3]:
+                    stop = start + head[3]
+                    self._buffer += memoryview(data)[stop:]
+                    method, target, headers = head[:3]
+                    self._dispatch(Request(method, target, headers, data[start:stop], self._stream))
+                    if self._buffer:
+                        self._serve_buffered()
+                    return
+                self._head = head
+                data = data[start:]
         self._buffer += data
         if not self._busy:
             self._serve_buffered()
@@ -287,18 +307,20 @@ class _Connection(asyncio.Protocol):
         return Request(method, target, headers, body, self._stream)
 
     def _read_head(self, raw: bytes) -> tuple[str, str, Headers, int, bool, bool]:
-        lines = raw.lstrip(b"\r\n").split(b"\r\n")
-        parts = lines[0].split(b" ")
-        if len(parts) != 3 or parts[2] not in (b"HTTP/1.1", b"HTTP/1.0") or not parts[0]:
+        lines = raw.decode("latin-1").lstrip("\r\n").split("\r\n")
+        parts = lines[0].split(" ")
+        if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0") or not parts[0]:
             raise BadRequest(f"not an HTTP/1.x request line: {lines[0][:80]!r}")
         headers = Headers()
         for line in lines[1:]:
-            name, colon, value = line.partition(b":")
-            if not colon or not name or name != name.strip() or b" " in name:
+            name, colon, value = line.partition(":")
+            if not colon or not name or " " in name or "\t" in name:
                 raise BadRequest(f"malformed header line: {line[:80]!r}")
-            key = name.decode("latin-1").lower()
-            text = value.strip().decode("latin-1")
-            headers[key] = f"{headers[key]}, {text}" if key in headers else text
+            key = name.lower()
+            if key in headers:
+                headers[key] = f"{headers[key]}, {value.strip()}"
+            else:
+                headers[key] = value.strip()
         length = 0
         chunked = "transfer-encoding" in headers
         if chunked:
@@ -314,13 +336,12 @@ class _Connection(asyncio.Protocol):
             if length > MAX_BODY:
                 raise BadRequest("request body too large", 413)
         connection = headers.get("connection", "").lower()
-        if parts[2] == b"HTTP/1.0":
+        if parts[2] == "HTTP/1.0":
             self._keep_alive = "keep-alive" in connection
         else:
             self._keep_alive = "close" not in connection
         expects = headers.get("expect", "").lower() == "100-continue"
-        method, target = parts[0].decode("latin-1"), parts[1].decode("latin-1")
-        return method, target, headers, length, chunked, expects
+        return parts[0], parts[1], headers, length, chunked, expects
 
     def _read_chunks(self) -> bytes | None:
         buffer = self._buffer
