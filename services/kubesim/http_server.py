@@ -28,6 +28,8 @@ from services.kubesim.http_messages import STREAMED, Headers, Request, Response,
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 MAX_HEAD = 64 * 1024
+KEEP_ALIVE = 75.0  # seconds an idle connection stays open (aiohttp's server default)
+_MAX_PENDING = 1024 * 1024  # bytes read ahead of the request in hand before reading pauses
 MAX_BODY = 256 * 1024 * 1024  # what the server buffers; the API's own limit is lower (bodies.py)
 _log = logging.getLogger(__name__)
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
@@ -102,12 +104,15 @@ class _Connection(asyncio.Protocol):
         self._write_paused = False
         self._drain: asyncio.Future[None] | None = None
         self.closed = False
+        self.last_active = 0.0
+        self._reading_paused = False
 
     # ---- transport callbacks ------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's are not subclasses
         self._server.connections.add(self)
+        self.last_active = self._server.now()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -124,6 +129,7 @@ class _Connection(asyncio.Protocol):
         self._wake_drain()
 
     def data_received(self, data: bytes) -> None:
+        self.last_active = self._server.now()
         if not self._buffer and not self._busy and self._head is None:
             # The usual case: one whole request in one read, read without copying it around.
             end = data.find(b"\r\n\r\n")
@@ -147,6 +153,9 @@ class _Connection(asyncio.Protocol):
         self._buffer += data
         if not self._busy:
             self._serve_buffered()
+        elif len(self._buffer) > _MAX_PENDING and self._transport is not None:
+            self._reading_paused = True  # a client pipelining far ahead: let TCP hold it
+            self._transport.pause_reading()
 
     # ---- requests -----------------------------------------------------------------------------
 
@@ -201,6 +210,9 @@ class _Connection(asyncio.Protocol):
 
     def _answer(self, request: Request, response: Response) -> None:
         self._busy = False
+        if self._reading_paused and self._transport is not None:
+            self._reading_paused = False
+            self._transport.resume_reading()
         self._streaming = False
         if self.closed or self._transport is None:
             return
@@ -388,6 +400,8 @@ class HttpServer:
         self.connections: set[_Connection] = set()
         self.tasks: set[asyncio.Task[Response]] = set()
         self._server: asyncio.Server | None = None
+        self._sweep: asyncio.TimerHandle | None = None
+        self.now = time.monotonic
 
     async def start(self, host: str, port: int, *, backlog: int = 1024) -> int:
         """Start listening; the port bound (``port`` 0 picks a free one)."""
@@ -395,13 +409,26 @@ class HttpServer:
         self._server = await loop.create_server(
             lambda: _Connection(self), host or None, port, backlog=backlog
         )
+        self._sweep = loop.call_later(KEEP_ALIVE / 5, self._close_idle)
         return int(self._server.sockets[0].getsockname()[1])
+
+    def _close_idle(self) -> None:
+        """Close connections idle for longer than ``KEEP_ALIVE`` (a sweep instead of a timer
+        per request)."""
+        stale = self.now() - KEEP_ALIVE
+        for conn in list(self.connections):
+            if conn.idle and conn.last_active < stale:
+                conn.close()
+        self._sweep = asyncio.get_running_loop().call_later(KEEP_ALIVE / 5, self._close_idle)
 
     async def stop(self, *, grace: float = 1.0) -> None:
         """Stop listening, end the streams, give requests in flight ``grace`` seconds."""
         if self._server is None:
             return
         self._server.close()
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         for conn in list(self.connections):
             if conn.idle:
                 conn.close()

@@ -10,7 +10,9 @@ import re
 import msgspec
 import pytest
 
+from services.kubesim import http_server
 from services.kubesim.app import KubeSim
+from services.kubesim.http_messages import Request, Response
 
 
 async def _exchange(sim: KubeSim, data: bytes, *, until_close: bool = True) -> bytes:
@@ -149,3 +151,43 @@ async def test_watch_of_a_client_that_left_is_ended(sim: KubeSim) -> None:
             break
         await asyncio.sleep(0.01)
     assert len(hub.watchers) == before
+
+
+async def _ok(request: Request) -> Response:
+    return Response(b"{}")
+
+
+async def test_idle_connection_is_closed_after_keep_alive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_server, "KEEP_ALIVE", 0.2)
+    server = http_server.HttpServer(_ok)
+    port = await server.start("127.0.0.1", 0)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await asyncio.wait_for(reader.readuntil(b"{}"), 5)).startswith(b"HTTP/1.1 200 ")
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server
+        writer.close()
+    finally:
+        await server.stop()
+
+
+async def test_pipelining_far_ahead_pauses_reading_and_answers_all() -> None:
+    server = http_server.HttpServer(_slow)
+    port = await server.start("127.0.0.1", 0)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        request = b"POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 65536\r\n\r\n" + b"a" * 65536
+        count = 40  # 2.6 MiB ahead of the first answer
+        writer.write(request * count)
+        answers = 0
+        while answers < count:
+            await asyncio.wait_for(reader.readuntil(b"{}"), 10)
+            answers += 1
+        writer.close()
+    finally:
+        await server.stop()
+
+
+async def _slow(request: Request) -> Response:
+    await asyncio.sleep(0.001)
+    return Response(b"{}")
