@@ -10,7 +10,6 @@ stream has caught up to; ``timeoutSeconds`` and injected drops end the stream cl
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,8 +127,7 @@ async def serve_watch(
             wait = deadline - now
             if bookmarks:
                 wait = min(wait, next_bookmark - now)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(watcher.wake.wait(), wait)
+            await watcher.wait(wait)
         await response.write_eof()
     except ConnectionResetError:
         pass  # the client went away; nothing to clean up beyond unsubscribing
