@@ -23,24 +23,24 @@ from email.utils import formatdate
 from http import HTTPStatus
 from typing import Any, cast
 
-from services.kubesim.http_messages import STREAMED, Headers, Request, Response, Stream
+from services.kubesim.http_messages import (
+    MAX_BODY,
+    STREAMED,
+    BadRequest,
+    Head,
+    Request,
+    Response,
+    Stream,
+    parse_head,
+)
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 MAX_HEAD = 64 * 1024
 KEEP_ALIVE = 75.0  # seconds an idle connection stays open (aiohttp's server default)
 _MAX_PENDING = 1024 * 1024  # bytes read ahead of the request in hand before reading pauses
-MAX_BODY = 256 * 1024 * 1024  # what the server buffers; the API's own limit is lower (bodies.py)
 _log = logging.getLogger(__name__)
 _REASONS = {status.value: status.phrase.encode() for status in HTTPStatus}
-
-
-class BadRequest(Exception):
-    """A request that cannot be read: answered with 400 (or ``status``) and a close."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class _Date:
@@ -94,7 +94,7 @@ class _Connection(asyncio.Protocol):
         self._server = server
         self._transport: asyncio.Transport | None = None
         self._buffer = bytearray()
-        self._head: tuple[str, str, Headers, int, bool, bool] | None = None
+        self._head: Head | None = None
         self._chunks: list[bytes] = []
         self._continued = False
         self._busy = False
@@ -131,25 +131,13 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.last_active = self._server.now()
         if not self._buffer and not self._busy and self._head is None:
-            # The usual case: one whole request in one read, read without copying it around.
-            end = data.find(b"\r\n\r\n")
-            if end >= 0:
-                try:
-                    head = self._read_head(data[:end])
-                except BadRequest as exc:
-                    self._fail(exc)
-                    return
-                start = end + 4
-                if not head[4] and len(data) - start >= head[3]:
-                    stop = start + head[3]
-                    self._buffer += memoryview(data)[stop:]
-                    method, target, headers = head[:3]
-                    self._dispatch(Request(method, target, headers, data[start:stop], self._stream))
-                    if self._buffer:
-                        self._serve_buffered()
-                    return
-                self._head = head
-                data = data[start:]
+            try:
+                data = self._serve_in_place(data)
+            except BadRequest as exc:
+                self._fail(exc)
+                return
+            if not data and self._head is None:
+                return  # (a head whose body is still to come goes on: it may want a 100)
         self._buffer += data
         if not self._busy:
             self._serve_buffered()
@@ -158,6 +146,22 @@ class _Connection(asyncio.Protocol):
             self._transport.pause_reading()
 
     # ---- requests -----------------------------------------------------------------------------
+
+    def _serve_in_place(self, data: bytes) -> bytes:
+        """The usual case, one whole request in one read: serve it without copying it into the
+        buffer. What is left for the buffer."""
+        end = data.find(b"\r\n\r\n")
+        if end < 0:
+            return data
+        head = self._read_head(data[:end])
+        start = end + 4
+        if head.chunked or len(data) - start < head.length:
+            self._head = head
+            return data[start:]
+        stop = start + head.length
+        body = data[start:stop]
+        self._dispatch(Request(head.method, head.target, head.headers, body, self._stream))
+        return data[stop:]
 
     def _serve_buffered(self) -> None:
         while not self._busy and not self.closed:
@@ -300,60 +304,28 @@ class _Connection(asyncio.Protocol):
                 return None
             self._head = self._read_head(bytes(buffer[:end]))
             del buffer[: end + 4]
-        method, target, headers, length, chunked, expects = self._head
-        if chunked:
+        head = self._head
+        if head.chunked:
             body = self._read_chunks()
-        elif len(buffer) >= length:
-            body = bytes(buffer[:length])
-            del buffer[:length]
+        elif len(buffer) >= head.length:
+            body = bytes(buffer[: head.length])
+            del buffer[: head.length]
         else:
             body = None
         if body is None:
-            if expects and not self._continued and self._transport is not None:
+            if head.expects_continue and not self._continued and self._transport is not None:
                 self._continued = True
                 self._transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             return None
         self._head = None
         self._chunks = []
         self._continued = False
-        return Request(method, target, headers, body, self._stream)
+        return Request(head.method, head.target, head.headers, body, self._stream)
 
-    def _read_head(self, raw: bytes) -> tuple[str, str, Headers, int, bool, bool]:
-        lines = raw.decode("latin-1").lstrip("\r\n").split("\r\n")
-        parts = lines[0].split(" ")
-        if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0") or not parts[0]:
-            raise BadRequest(f"not an HTTP/1.x request line: {lines[0][:80]!r}")
-        headers = Headers()
-        for line in lines[1:]:
-            name, colon, value = line.partition(":")
-            if not colon or not name or " " in name or "\t" in name:
-                raise BadRequest(f"malformed header line: {line[:80]!r}")
-            key = name.lower()
-            if key in headers:
-                headers[key] = f"{headers[key]}, {value.strip()}"
-            else:
-                headers[key] = value.strip()
-        length = 0
-        chunked = "transfer-encoding" in headers
-        if chunked:
-            if headers["transfer-encoding"].lower().rsplit(",", 1)[-1].strip() != "chunked":
-                raise BadRequest("unsupported Transfer-Encoding", 501)
-            if "content-length" in headers:
-                raise BadRequest("both Content-Length and Transfer-Encoding")
-        elif "content-length" in headers:
-            raw_length = headers["content-length"]
-            if not raw_length.isdigit():
-                raise BadRequest("invalid Content-Length")
-            length = int(raw_length)
-            if length > MAX_BODY:
-                raise BadRequest("request body too large", 413)
-        connection = headers.get("connection", "").lower()
-        if parts[2] == "HTTP/1.0":
-            self._keep_alive = "keep-alive" in connection
-        else:
-            self._keep_alive = "close" not in connection
-        expects = headers.get("expect", "").lower() == "100-continue"
-        return parts[0], parts[1], headers, length, chunked, expects
+    def _read_head(self, raw: bytes) -> Head:
+        head = parse_head(raw)
+        self._keep_alive = head.keep_alive
+        return head
 
     def _read_chunks(self) -> bytes | None:
         buffer = self._buffer
