@@ -3,9 +3,8 @@ for deprecated versions and admission warnings); collected per request in a cont
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
+from types import TracebackType
 
 _WARNINGS: ContextVar[list[str] | None] = ContextVar("kubesim_warnings", default=None)
 
@@ -17,14 +16,24 @@ def warn(text: str) -> None:
         collected.append(text)
 
 
-@contextmanager
-def collecting() -> Iterator[list[str]]:
-    collected: list[str] = []
-    token = _WARNINGS.set(collected)
-    try:
-        yield collected
-    finally:
-        _WARNINGS.reset(token)
+class Collecting:
+    """``with Collecting() as warnings:`` — the warnings raised within (every API request pays
+    for one, so a plain class rather than a generator-based context manager)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> list[str]:
+        collected: list[str] = []
+        self._token: Token[list[str] | None] = _WARNINGS.set(collected)
+        return collected
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _WARNINGS.reset(self._token)
 
 
 def header_value(text: str) -> str:

@@ -19,7 +19,6 @@ from types import TracebackType
 from typing import Any
 
 import yaml
-from aiohttp import web
 
 from services.kubesim.admission import Webhooks
 from services.kubesim.apierrors import ApiError
@@ -30,6 +29,8 @@ from services.kubesim.event_ttl import EventExpiry
 from services.kubesim.faults import FaultConfig, Faults, encode_faults, parse_faults
 from services.kubesim.gc import GarbageCollector
 from services.kubesim.handlers import ApiHandler, respond
+from services.kubesim.http_messages import Request, Response
+from services.kubesim.http_server import HttpServer
 from services.kubesim.journal import Journal
 from services.kubesim.kubelet import Kubelet
 from services.kubesim.nodes import pool_nodes
@@ -71,7 +72,7 @@ class KubeSim:
             strict_namespaces=self.config.strict_namespaces,
         )
         self.faults = Faults(self.config.faults)
-        self._runner: web.BaseRunner | None = None
+        self._server: HttpServer | None = None
         self._kubelet: Kubelet | None = None
         self._expiry: asyncio.Task[None] | None = None
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
@@ -120,29 +121,18 @@ class KubeSim:
             self.store.admission = Webhooks(lambda: self.store.items(queues))
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
 
-        async def dispatch(request: web.BaseRequest) -> web.StreamResponse:
-            # The few routes by hand on aiohttp's low-level server (no Application: no
-            # router, middleware chain or match info per request).
+        async def dispatch(request: Request) -> Response:
             path, method = request.path, request.method
-            if request.headers.get("Expect", "").lower() == "100-continue":
-                await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             if path == "/_sim/faults":
-                return await self._faults_endpoint(request)
+                return self._faults_endpoint(request)
             if path == "/_sim/compact" and method == "POST":
-                return await self._compact_endpoint(request)
+                return self._compact_endpoint(request)
             if path in _PROBES and method in ("GET", "HEAD"):
-                return await _ok(request)
+                return Response(b"ok", content_type="text/plain; charset=utf-8")
             return await handler(request)
 
-        server = web.Server(
-            dispatch, request_factory=_request_factory(loop, _MAX_BODY), access_log=None
-        )
-        # Open watches never end on their own: a stop waits 1 s for them, not aiohttp's 60 s.
-        self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, config.host, config.port, backlog=1024)
-        await site.start()
-        self.port = int(self._runner.addresses[0][1])
+        self._server = HttpServer(dispatch)
+        self.port = await self._server.start(config.host, config.port, backlog=1024)
         self.kubeconfig_path = self._write_kubeconfig()
 
     def _resume(self, restored: list[tuple[ResourceType, Obj]], journal: Journal) -> None:
@@ -204,9 +194,10 @@ class KubeSim:
             self._expiry = None
         if self._kubelet is not None:
             self._kubelet.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        if self._server is not None:
+            # Open watches never end on their own: they are ended, the rest get 1 s.
+            await self._server.stop(grace=1.0)
+            self._server = None
         if self._journal is not None:
             self._journal.close()
         if self._tmpdir is not None:
@@ -225,10 +216,10 @@ class KubeSim:
     ) -> None:
         await self.stop()
 
-    async def _faults_endpoint(self, request: web.BaseRequest) -> web.Response:
+    def _faults_endpoint(self, request: Request) -> Response:
         if request.method == "POST":
             try:
-                self.set_faults(parse_faults(await request.read()))
+                self.set_faults(parse_faults(request.body))
             except ValueError as exc:
                 return respond(ApiError(400, str(exc)).status(), 400)
         elif request.method == "DELETE":
@@ -237,7 +228,7 @@ class KubeSim:
             return respond(ApiError(405, "use GET, POST or DELETE").status(), 405)
         return respond(encode_faults(self.faults.config))
 
-    async def _compact_endpoint(self, request: web.BaseRequest) -> web.Response:
+    def _compact_endpoint(self, request: Request) -> Response:
         name = request.query.get("resource", "")
         table = self.store.tables.get(name)
         if table is None:
@@ -246,20 +237,4 @@ class KubeSim:
         return respond({"compactedResourceVersion": str(table.hub.compacted_rv)})
 
 
-async def _ok(request: web.BaseRequest) -> web.Response:
-    return web.Response(text="ok")
-
-
 _PROBES = frozenset({"/healthz", "/livez", "/readyz"})
-_MAX_BODY = 256 * 1024 * 1024  # aiohttp's own body limit; the API's is lower (bodies.py)
-
-
-def _request_factory(loop: asyncio.AbstractEventLoop, client_max_size: int) -> Any:
-    """aiohttp's low-level request factory with a body limit (its default is 1 MiB)."""
-
-    def make(message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
-        return web.BaseRequest(
-            message, payload, protocol, writer, task, loop, client_max_size=client_max_size
-        )
-
-    return make

@@ -6,15 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from aiohttp import web
 
 from services.kubesim import apierrors, protobuf
 from services.kubesim.apierrors import ApiError
+from services.kubesim.http_messages import Request
 from services.kubesim.protobuf import ProtobufError
 
 JSON = "application/json"
 MAX_REQUEST_BODY = 3 * 1024 * 1024
-# aiohttp reports a request without Content-Type as octet-stream; JSON is the API's default.
+# A request without Content-Type reads as octet-stream; JSON is the API's default.
 _JSON_TYPES = frozenset({JSON, "application/octet-stream"})
 _decode = msgspec.json.decode
 
@@ -28,14 +28,12 @@ def decode_json(raw: bytes) -> Any:
         raise apierrors.bad_request(f"the request body is not valid JSON: {exc}") from exc
 
 
-async def read_body(request: web.BaseRequest, *, json_only: bool) -> Any:
+def read_body(request: Request, *, json_only: bool) -> Any:
     """The decoded body, or None without one. Protobuf is read for creates and updates (what
     kubectl's typed clients send); patches and deletes are JSON."""
-    if not request.can_read_body:
+    raw = request.body
+    if not raw:
         return None
-    if (request.content_length or 0) > MAX_REQUEST_BODY:
-        raise apierrors.too_large(MAX_REQUEST_BODY)
-    raw = await request.read()
     if len(raw) > MAX_REQUEST_BODY:
         raise apierrors.too_large(MAX_REQUEST_BODY)
     if json_only or request.content_type in _JSON_TYPES:

@@ -131,9 +131,23 @@ def run(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         async with KubeSim(config) as sim:
+            _tune_collector()
             print(f"KUBESIM_URL={sim.url}", flush=True)
             print(f"KUBECONFIG={sim.kubeconfig_path}", flush=True)
             await stop.wait()
 
     run_loop(serve(), loop=event_loop)
     return 0
+
+
+def _tune_collector() -> None:
+    """The cyclic collector for a long-lived store: what exists after the start (seeded nodes,
+    registry, discovery documents) is frozen out of every collection, and collections run per
+    50,000 net new objects instead of 700. The store holds tens of thousands of JSON
+    objects (no cycles: reference counting frees every replaced version), and each full
+    collection walked all of them for no garbage: 0.9 of 5 CPU-s in a 10,000-pod burst."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 10)

@@ -11,15 +11,15 @@ import time
 from typing import Any
 
 import msgspec
-from aiohttp import web
 
 from services.kubesim import apierrors, tables
 from services.kubesim.apierrors import ApiError
-from services.kubesim.apiwarnings import collecting, header_value, warn
+from services.kubesim.apiwarnings import Collecting, header_value, warn
 from services.kubesim.bodies import read_body
 from services.kubesim.conversion import from_storage, to_storage
 from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
+from services.kubesim.http_messages import STREAMED, Request, Response
 from services.kubesim.logs import simulated_log
 from services.kubesim.paging import page, single_node_selector
 from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
@@ -50,9 +50,8 @@ _PATCH_TYPES = {
 }
 
 
-def respond(body: Any, status: int = 200) -> web.Response:
-    data = body if isinstance(body, bytes) else _encode(body)
-    return web.Response(body=data, status=status, content_type=_JSON)
+def respond(body: Any, status: int = 200) -> Response:
+    return Response(body if isinstance(body, bytes) else _encode(body), status=status)
 
 
 def _int_param(query: Any, name: str) -> int | None:
@@ -76,16 +75,16 @@ class ApiHandler:
         self.discovery = discovery
         self.watch_settings = watch
 
-    async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def __call__(self, request: Request) -> Response:
         try:
             return await self._handle(request)
         except ApiError as exc:
             return respond(exc.status(), exc.code)
 
-    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+    async def _handle(self, request: Request) -> Response:
         path = request.path
         if path == "/openapi/v2" and "protobuf" in request.headers.get("Accept", ""):
-            return web.Response(body=self.discovery.openapi_v2_protobuf, content_type=_OPENAPI_PB)
+            return Response(self.discovery.openapi_v2_protobuf, content_type=_OPENAPI_PB)
         static = self._static(path)
         if static is not None:
             return respond(static)
@@ -95,19 +94,18 @@ class ApiHandler:
             if body is None:
                 raise ApiError(404, f"the server could not find the requested resource ({path})")
             return respond(body)
-        with collecting() as warnings:
+        with Collecting() as warnings:
             if resolved.rtype.deprecation_warning:
                 warn(resolved.rtype.deprecation_warning)
             try:
                 response = await self._serve(request, resolved)
             except ApiError as exc:
                 response = respond(exc.status(), exc.code)
-            if not response.prepared:
-                for text in warnings:
-                    response.headers.add("Warning", header_value(text))
+            if warnings and response is not STREAMED:
+                response.headers += [("Warning", header_value(text)) for text in warnings]
         return response
 
-    async def _serve(self, request: web.BaseRequest, target: Target) -> web.StreamResponse:
+    async def _serve(self, request: Request, target: Target) -> Response:
         query = request.query
         verb = self._verb(request.method, target, query)
         if self.faults.active:
@@ -117,12 +115,12 @@ class ApiHandler:
         if verb == "get" and target.subresource == "log":
             pod = self.store.get(target.rtype, self._namespace(target), target.name)
             text = simulated_log(pod, request.query.get("container"))
-            return web.Response(text=text, content_type="text/plain")
+            return Response(text.encode(), content_type="text/plain; charset=utf-8")
         if verb == "get":
             return self._get(request, target)
         if verb == "list":
             return self._list(request, target)
-        body = await read_body(request, json_only=verb not in ("create", "update"))
+        body = read_body(request, json_only=verb not in ("create", "update"))
         if verb == "create":
             return self._create(target, body)
         if verb == "update":
@@ -134,6 +132,8 @@ class ApiHandler:
         return self._delete_collection(request, target, body)
 
     def _static(self, path: str) -> bytes | None:
+        if path.count("/") > 3 and not path.startswith("/openapi/"):
+            return None  # an API path below a group-version (nearly every request)
         d = self.discovery
         if path in ("/api", "/api/"):
             return d.core_versions
@@ -198,7 +198,7 @@ class ApiHandler:
 
     # ---- reads -------------------------------------------------------------------------------
 
-    def _get(self, request: web.BaseRequest, target: Target) -> web.Response:
+    def _get(self, request: Request, target: Target) -> Response:
         obj = from_storage(
             target.rtype, self.store.get(target.rtype, self._namespace(target), target.name)
         )
@@ -225,7 +225,7 @@ class ApiHandler:
             return objects
         return list(self.store.items(rtype, target.namespace))
 
-    def _list(self, request: web.BaseRequest, target: Target) -> web.Response:
+    def _list(self, request: Request, target: Target) -> Response:
         rtype = target.rtype
         query = request.query
         predicate = self._predicate(query, rtype)
@@ -252,7 +252,7 @@ class ApiHandler:
             }
         )
 
-    async def _watch(self, request: web.BaseRequest, target: Target) -> web.StreamResponse:
+    async def _watch(self, request: Request, target: Target) -> Response:
         predicate = self._predicate(request.query, target.rtype)
         render = None
         if tables.wants_table(request.headers.get("Accept", "")):
@@ -272,7 +272,7 @@ class ApiHandler:
 
     # ---- writes ------------------------------------------------------------------------------
 
-    def _create(self, target: Target, body: Any) -> web.Response:
+    def _create(self, target: Target, body: Any) -> Response:
         if not isinstance(body, dict):
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
@@ -288,7 +288,7 @@ class ApiHandler:
         created = self.store.create(rtype, self._namespace(target), to_storage(rtype, body))
         return respond(from_storage(rtype, created), 201)
 
-    def _update(self, target: Target, body: Any) -> web.Response:
+    def _update(self, target: Target, body: Any) -> Response:
         if not isinstance(body, dict):
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
@@ -298,7 +298,7 @@ class ApiHandler:
         )
         return respond(from_storage(rtype, obj))
 
-    def _patch(self, request: web.BaseRequest, target: Target, patch: Any) -> web.Response:
+    def _patch(self, request: Request, target: Target, patch: Any) -> Response:
         rtype = target.rtype
         content_type = request.content_type
         kind = _PATCH_TYPES.get(content_type)
@@ -340,7 +340,7 @@ class ApiHandler:
         )
         return respond(from_storage(rtype, obj))
 
-    def _delete(self, target: Target, query: Any, body: Any) -> web.Response:
+    def _delete(self, target: Target, query: Any, body: Any) -> Response:
         options = body if isinstance(body, dict) else {}
         preconditions = options.get("preconditions") or {}
         grace = _int_param(query, "gracePeriodSeconds")
@@ -378,9 +378,7 @@ class ApiHandler:
                 except ApiError:
                     continue
 
-    def _delete_collection(
-        self, request: web.BaseRequest, target: Target, body: Any
-    ) -> web.Response:
+    def _delete_collection(self, request: Request, target: Target, body: Any) -> Response:
         rtype = target.rtype
         predicate = self._predicate(request.query, rtype)
         options = body if isinstance(body, dict) else {}

@@ -10,15 +10,14 @@ stream has caught up to; ``timeoutSeconds`` and injected drops end the stream cl
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from aiohttp import web
 
 from services.kubesim import apierrors
 from services.kubesim.faults import Faults
+from services.kubesim.http_messages import STREAMED, Request, Response
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import is_true
 from services.kubesim.store import Store
@@ -85,7 +84,7 @@ def _prime(watcher: Watcher, store: Store, rtype: ResourceType, query: Any, faul
 
 
 async def serve_watch(
-    request: web.BaseRequest,
+    request: Request,
     *,
     store: Store,
     rtype: ResourceType,
@@ -94,7 +93,7 @@ async def serve_watch(
     render: Render | None,
     faults: Faults,
     settings: WatchSettings,
-) -> web.StreamResponse:
+) -> Response:
     query = request.query
     watcher = Watcher(
         namespace=namespace, predicate=predicate, render=render, limit=settings.max_buffered
@@ -109,10 +108,8 @@ async def serve_watch(
         timeout = min(timeout, faults.watch_drop_after)
     deadline = loop.time() + timeout
     bookmarks = is_true(query.get("allowWatchBookmarks"))
-    response = web.StreamResponse(headers={"Content-Type": "application/json"})
-    response.enable_chunked_encoding()
     try:
-        await response.prepare(request)
+        response = request.stream(content_type="application/json")
         next_bookmark = loop.time() + settings.bookmark_interval
         while True:
             data = watcher.take()
@@ -130,11 +127,10 @@ async def serve_watch(
             wait = deadline - now
             if bookmarks:
                 wait = min(wait, next_bookmark - now)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(watcher.wake.wait(), wait)
+            await watcher.wait(wait)
         await response.write_eof()
     except ConnectionResetError:
         pass  # the client went away; nothing to clean up beyond unsubscribing
     finally:
         hub.unsubscribe(watcher)
-    return response
+    return STREAMED

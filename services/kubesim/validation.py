@@ -9,6 +9,7 @@ task or PyTorchJob replica type has at most ``MAX_REPLICAS`` pods.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -99,22 +100,36 @@ def _validate_resource_list(values: Any, field: str) -> list[Cause]:
         return [bad_value(field, values, "must be a map of quantities")]
     causes: list[Cause] = []
     for name, quantity in values.items():
-        try:
-            parsed = parse_quantity(quantity)
-            if parsed.exact < 0:
-                causes.append(
-                    bad_value(f"{field}[{name}]", quantity, "must be greater than or equal to 0")
-                )
-            elif parsed.exact * 1000 > MAX_MILLI:
-                why = (
-                    f"must be at most {MAX_MILLI}m (a 64-bit milli-value); no cluster holds "
-                    "more, and Shoal cannot schedule it"
-                )
-                causes.append(bad_value(f"{field}[{name}]", quantity, why))
-        except QuantityError:
-            why = "quantities must match the regular expression " + _QUANTITY_PATTERN
+        if isinstance(quantity, str | int | float):
+            why = _known_quantity_problem(quantity, type(quantity).__name__)
+        else:
+            why = _quantity_problem(quantity)
+        if why is not None:
             causes.append(bad_value(f"{field}[{name}]", quantity, why))
     return causes
+
+
+@functools.lru_cache(maxsize=4096)
+def _known_quantity_problem(quantity: str | int | float, kind: str) -> str | None:
+    """``_quantity_problem`` memoised by value and type: every pod of a template repeats the
+    same few quantities, and parsing one is exact rational arithmetic."""
+    return _quantity_problem(quantity)
+
+
+def _quantity_problem(quantity: Any) -> str | None:
+    """What is wrong with a quantity, or None."""
+    try:
+        parsed = parse_quantity(quantity)
+    except QuantityError:
+        return "quantities must match the regular expression " + _QUANTITY_PATTERN
+    if parsed.exact < 0:
+        return "must be greater than or equal to 0"
+    if parsed.exact * 1000 > MAX_MILLI:
+        return (
+            f"must be at most {MAX_MILLI}m (a 64-bit milli-value); no cluster holds "
+            "more, and Shoal cannot schedule it"
+        )
+    return None
 
 
 def _validate_containers(containers: Any, field: str, *, required_list: bool) -> list[Cause]:

@@ -52,7 +52,7 @@ def event_line(type_: str, object_bytes: bytes) -> bytes:
 class Watcher:
     """One watch stream: its filter, its pending lines, and a wake-up flag for its writer."""
 
-    __slots__ = ("buffer", "closed", "limit", "namespace", "predicate", "render", "wake")
+    __slots__ = ("_waiter", "buffer", "closed", "limit", "namespace", "predicate", "render")
 
     def __init__(
         self,
@@ -67,7 +67,7 @@ class Watcher:
         self.render = render
         self.limit = limit
         self.buffer: list[bytes] = []
-        self.wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self.closed = False
 
     def _selected(self, obj: Obj | None) -> bool:
@@ -100,21 +100,44 @@ class Watcher:
             self.buffer.append(event_line(type_, event.object_bytes()))
         if len(self.buffer) > self.limit:
             self.close()
-        self.wake.set()
+        self._wake()
 
     def push_line(self, line: bytes) -> None:
         self.buffer.append(line)
-        self.wake.set()
+        self._wake()
 
     def take(self) -> bytes:
         data = b"".join(self.buffer)
         self.buffer.clear()
-        self.wake.clear()
         return data
 
     def close(self) -> None:
         self.closed = True
-        self.wake.set()
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self, timeout: float) -> None:
+        """Until there are lines to take, the watcher is closed, or ``timeout`` seconds pass
+        (a future and a timer: no task per wake, as ``asyncio.wait_for`` would make)."""
+        if self.buffer or self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(timeout, _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class TooOld(Exception):

@@ -6,13 +6,20 @@ Pure functions of the value passed in: the clock belongs to the caller.
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import UTC, datetime
 
 
 def format_rfc3339(seconds: float) -> str:
     """``2024-01-02T03:04:05Z`` for a Unix time (sub-second precision dropped, as the API does)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+    return _format_second(int(seconds // 1))
+
+
+@functools.lru_cache(maxsize=4)
+def _format_second(whole: int) -> str:
+    # Most calls in a burst fall in the same second as the one before: format it once.
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(whole))
 
 
 def parse_datetime(value: str | None) -> datetime | None:

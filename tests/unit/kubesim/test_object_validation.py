@@ -37,6 +37,34 @@ def _pod(**spec: Any) -> dict[str, Any]:
             ),
             ["spec.containers[0].resources.limits[memory]"],
         ),
+        (
+            "v1",
+            "Pod",
+            _pod(
+                containers=[
+                    {"name": "c", "image": "i", "resources": {"requests": {"cpu": {"m": 1}}}},
+                    {"name": "d", "image": "i", "resources": {"requests": {"cpu": "-1"}}},
+                    {"name": "e", "image": "i", "resources": {"requests": {"cpu": True}}},
+                ]
+            ),
+            [
+                "spec.containers[0].resources.requests[cpu]",
+                "spec.containers[1].resources.requests[cpu]",
+                "spec.containers[2].resources.requests[cpu]",
+            ],
+        ),
+        (
+            "v1",
+            "Pod",
+            _pod(
+                containers=[
+                    {"name": "c", "image": "i", "resources": {"requests": {"cpu": 1}}},
+                    {"name": "d", "image": "i", "resources": {"requests": {"cpu": 1.0}}},
+                    {"name": "e", "image": "i", "resources": {"requests": {"cpu": "1"}}},
+                ]
+            ),
+            [],
+        ),
         ("v1", "Pod", {"metadata": {"name": "UPPER"}, "spec": _pod()["spec"]}, ["metadata.name"]),
         ("v1", "Namespace", {"metadata": {"name": "a.b"}}, ["metadata.name"]),
         ("v1", "ConfigMap", {"metadata": {"name": "a.b"}}, []),
@@ -82,6 +110,8 @@ def _pod(**spec: Any) -> dict[str, Any]:
         "duplicate-name",
         "restart-policy",
         "bad-quantity",
+        "bad-quantities-unhashable-negative-bool",
+        "equal-quantities-of-three-types",
         "upper-case-name",
         "namespace-label",
         "configmap-subdomain",

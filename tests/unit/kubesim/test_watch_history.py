@@ -1,7 +1,9 @@
-"""Watch history: resume after a version, 410 below the kept window, per-watcher filtering."""
+"""Watch history: resume after a version, 410 below the kept window, per-watcher filtering;
+a watcher's wait for lines."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -60,3 +62,30 @@ async def test_watcher_filters_namespace_and_closes_when_too_slow() -> None:
     for rv in range(3):
         watcher.offer(Event("ADDED", _obj(f"p{rv}"), None, rv))
     assert watcher.closed
+
+
+@pytest.mark.parametrize(
+    ("wake", "timeout", "lines"),
+    [
+        (lambda w: w.push_line(b"x\n"), 5.0, b"x\n"),
+        (lambda w: w.close(), 5.0, b""),
+        (None, 0.01, b""),
+    ],
+    ids=["a-line-wakes-it", "close-wakes-it", "timeout-ends-it"],
+)
+async def test_watcher_wait(wake: Any, timeout: float, lines: bytes) -> None:
+    watcher = Watcher(namespace=None, predicate=None)
+    loop = asyncio.get_running_loop()
+    if wake is not None:
+        loop.call_soon(wake, watcher)
+    started = loop.time()
+    await asyncio.wait_for(watcher.wait(timeout), 2)
+    assert loop.time() - started < 1.0
+    assert watcher.take() == lines
+
+
+async def test_watcher_wait_returns_at_once_with_lines_pending() -> None:
+    watcher = Watcher(namespace=None, predicate=None)
+    watcher.push_line(b"y\n")
+    await asyncio.wait_for(watcher.wait(60.0), 0.5)
+    assert watcher.take() == b"y\n"
