@@ -23,8 +23,9 @@ from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo
-from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
+from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
+from services.scheduler.snapshot_memo import PodReading, SnapshotMemo
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
@@ -182,9 +183,15 @@ def _resource_key(container: Container) -> tuple[object, ...]:
 
 
 def build_cluster(
-    snapshot: Snapshot, *, scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES
+    snapshot: Snapshot,
+    *,
+    scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES,
+    memo: SnapshotMemo | None = None,
 ) -> Cluster:
-    """The session's working copy; never raises on bad objects, reports them instead."""
+    """The session's working copy; never raises on bad objects, reports them instead.
+    ``memo``: what the previous build of the same caller read (the same cluster either way)."""
+    if memo is None:
+        memo = SnapshotMemo()
     skipped: dict[str, str] = {}
     job_errors: dict[str, Status] = {}
     names: set[str] = set()
@@ -205,20 +212,17 @@ def build_cluster(
         node_resources.append(res)
         names.update(res)
 
-    pod_reqs: dict[int, Resources] = {}
     requests_of = _RequestCache()
-    bad_pods: dict[int, str] = {}
-    checked: set[int] = set()  # ids of the (shared) Resources already range-checked
-    for i, pod in enumerate(snapshot.pods):
-        try:
-            res = pod_reqs[i] = requests_of(pod)
-            if id(res) not in checked:
-                _check_range(res)
-                names.update(res)
-                checked.add(id(res))
-        except QuantityError as exc:
-            bad_pods[i] = str(exc)
+    readings = memo.read(
+        snapshot.pods, requests=requests_of, check=_check_range, scheduler_names=scheduler_names
+    )
     requests_of.keep()
+    seen: set[int] = set()  # ids of the (shared) Resources whose names are counted
+    for reading in readings:
+        requested = reading.requests
+        if requested is not None and id(requested) not in seen:
+            names.update(requested)
+            seen.add(id(requested))
 
     queue_models = {q.metadata.name: q for q in snapshot.queues}
     if DEFAULT_QUEUE not in queue_models:
@@ -257,6 +261,7 @@ def build_cluster(
         if name not in bad_queues
     }
     priorities = _Priorities(snapshot.priority_classes)
+    memo.fit((space.names, priorities.default, sorted(priorities.values.items())))
 
     jobs: dict[str, JobInfo] = {}
     vectors = _VectorCache(space)
@@ -280,61 +285,53 @@ def build_cluster(
                 key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
             )
 
-    pods = snapshot.pods
-    pod_keys = [namespaced_key(p.metadata.namespace, p.metadata.name) for p in pods]
     placed: list[tuple[int, TaskInfo]] = []
     node_row, pods_column = table.index.get, space.pods
     # By key, equal keys in snapshot order (a stable sort of the positions).
-    for i in sorted(range(len(pods)), key=pod_keys.__getitem__):
-        pod, pod_key = pods[i], pod_keys[i]
-        spec, meta = pod.spec, pod.metadata
-        handled = (spec.schedulerName or "default-scheduler") in scheduler_names
-        group = meta.annotations.get(GROUP_NAME_ANNOTATION)
-        owner = jobs.get(namespaced_key(meta.namespace, group)) if group else None
-        if i in bad_pods:
+    for reading in sorted(readings, key=_reading_key):
+        pod, pod_key, status = reading.pod, reading.key, reading.status
+        owner = jobs.get(reading.group) if reading.group else None
+        handled = reading.handled
+        if reading.requests is None:
             if handled and owner is not None:
                 job_errors.setdefault(
-                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {bad_pods[i]}")
+                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {reading.error}")
                 )
-            skipped[pod_key] = f"invalid resources: {bad_pods[i]}"
+            skipped[pod_key] = f"invalid resources: {reading.error}"
             continue
-        request, qreq, best_effort = vectors(pod_reqs[i])
-        status = pod_status(pod)
         if handled and owner is not None:
-            task = TaskInfo(
-                pod=pod,
-                job=owner.key,
-                request=request,
-                pods_column=pods_column,
-                priority=priorities.of(spec.priorityClassName, spec.priority),
-                qreq=qreq,
-                best_effort=best_effort,
-                status=status,
-                key=pod_key,
-            )
-            owner.add_task(task)
+            job_key = owner.key
         else:
             if handled:
+                group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
                 skipped[pod_key] = (
                     f"PodGroup {group!r} not found"
                     if group
                     else "no PodGroup (group-name annotation)"
                 )
-            if status in TERMINATED_STATUSES or not spec.nodeName:
+            if status in TERMINATED_STATUSES or not pod.spec.nodeName:
                 continue
-            task = TaskInfo(
+            job_key = ""
+        proto = reading.task
+        if proto is None or proto.job != job_key:
+            request, qreq, best_effort = vectors(reading.requests)
+            spec = pod.spec
+            proto = reading.task = TaskInfo(
                 pod=pod,
-                job="",
+                job=job_key,
                 request=request,
                 pods_column=pods_column,
-                priority=0,
+                priority=priorities.of(spec.priorityClassName, spec.priority) if job_key else 0,
                 qreq=qreq,
                 best_effort=best_effort,
                 status=status,
                 key=pod_key,
             )
+        task = proto.copy()
+        if job_key and owner is not None:
+            owner.add_task(task)
         if status is not _PENDING and status not in TERMINATED_STATUSES:
-            row = node_row(spec.nodeName or "", -1)
+            row = node_row(pod.spec.nodeName or "", -1)
             if row >= 0:
                 placed.append((row, task))
     table.add_all(placed)
@@ -352,6 +349,10 @@ def build_cluster(
 
 
 _PENDING = TaskStatus.PENDING
+
+
+def _reading_key(reading: PodReading) -> str:
+    return reading.key
 
 
 def _check_range(res: Resources) -> None:

@@ -74,6 +74,8 @@ class SchedulerState:
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
         self.waits = Waits(ttl=assume_ttl)
+        # Pod key → (the cached pod, its assumed node, the pod as shown on that node).
+        self._shown: dict[str, tuple[Pod, str, Pod]] = {}
 
     # --- inputs ------------------------------------------------------------------------------
 
@@ -167,11 +169,21 @@ class SchedulerState:
 
     def view(self) -> Snapshot:
         pods: list[Pod] = []
+        # An assumed pod is shown on its node as the same object from cycle to cycle while
+        # neither changes, so the session's snapshot memo knows it (see ``SnapshotMemo``).
+        shown, self._shown = self._shown, {}
         for key, pod in self.cache.items(POD):
             assumption = self.assumed.get(key)
             if assumption is not None and not pod.spec.nodeName:
-                spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
-                pod = msgspec.structs.replace(pod, spec=spec)
+                kept = shown.get(key)
+                if kept is not None and kept[0] is pod and kept[1] == assumption.node:
+                    self._shown[key] = kept
+                    pod = kept[2]
+                else:
+                    spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
+                    on_node = msgspec.structs.replace(pod, spec=spec)
+                    self._shown[key] = (pod, assumption.node, on_node)
+                    pod = on_node
             pods.append(pod)
         cm = conf_configmap(self.cache)
         conf_text = cm.data.get(CONFIGMAP_KEY) if cm is not None else None
