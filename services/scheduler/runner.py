@@ -94,6 +94,7 @@ def run_session(
         plugin.on_session_close(ssn)
     result = _result(ssn, rejected, invalid, cluster.skipped)
     result.conf_warnings = list(conf.warnings)
+    ssn.close()
     return result
 
 
