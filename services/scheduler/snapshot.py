@@ -25,7 +25,7 @@ from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
-from services.scheduler.snapshot_memo import PodReading, SnapshotMemo
+from services.scheduler.snapshot_memo import NodeReading, PodReading, SnapshotMemo
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
@@ -196,21 +196,16 @@ def build_cluster(
     job_errors: dict[str, Status] = {}
     names: set[str] = set()
 
-    node_resources: list[Resources] = []
-    nodes: list[Node] = []
-    for node in sorted(snapshot.nodes, key=lambda n: n.metadata.name):
-        try:
-            res = _quantities(node.status.allocatable or node.status.capacity)
-            _check_range(res)
-        except QuantityError as exc:
+    usable: list[NodeReading] = []
+    ordered = sorted(snapshot.nodes, key=lambda n: n.metadata.name)
+    for node_reading in memo.read_nodes(ordered, allocatable=_node_allocatable):
+        if node_reading.allocatable is None:
             # Left out of the session: a node whose capacity cannot be read runs nothing.
-            skipped[f"node/{node.metadata.name}"] = f"invalid allocatable: {exc}"
+            name = node_reading.node.metadata.name
+            skipped[f"node/{name}"] = f"invalid allocatable: {node_reading.error}"
             continue
-        nodes.append(node)
-        if PODS not in res:
-            res = res + {PODS: DEFAULT_MAX_PODS * 1000}
-        node_resources.append(res)
-        names.update(res)
+        usable.append(node_reading)
+        names.update(node_reading.allocatable)
 
     requests_of = _RequestCache()
     readings = memo.read(
@@ -254,7 +249,12 @@ def build_cluster(
             )
 
     space = ResourceSpace(names)
-    table = NodeTable(nodes, [space.vector(r) for r in node_resources], space)
+    table = NodeTable(
+        [r.node for r in usable],
+        [r.row_in(space) for r in usable],
+        space,
+        signatures=[r.signature for r in usable],
+    )
     queues = {
         name: QueueInfo(queue_models[name], space)
         for name in sorted(queue_models)
@@ -353,6 +353,14 @@ _PENDING = TaskStatus.PENDING
 
 def _reading_key(reading: PodReading) -> str:
     return reading.key
+
+
+def _node_allocatable(node: Node) -> Resources:
+    res = _quantities(node.status.allocatable or node.status.capacity)
+    _check_range(res)
+    if PODS not in res:
+        res = res + {PODS: DEFAULT_MAX_PODS * 1000}
+    return res
 
 
 def _check_range(res: Resources) -> None:

@@ -1,4 +1,5 @@
-"""What one snapshot build keeps for the next: each pod object's reading, and its task.
+"""What one snapshot build keeps for the next: each pod object's reading and task, and each
+node object's reading.
 
 The service's cache hands every cycle the same pod objects until a pod changes (a changed pod
 is a new object), so most of a burst's pods are read again and again for nothing: their key,
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from services.scheduler.api import TaskInfo
+from services.scheduler.api import ResourceSpace, TaskInfo
+from services.scheduler.api.node import class_signature
+from services.scheduler.api.resources import IntVec
 from services.scheduler.api.task import TaskStatus, pod_status
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
-from shared.models import Pod
+from shared.models import Node, Pod
 from shared.models.volcano import GROUP_NAME_ANNOTATION
 from shared.resources import Resources
 
@@ -55,11 +58,38 @@ class PodReading:
         self.task: TaskInfo | None = None
 
 
+class NodeReading:
+    """One node object as a snapshot reads it: its allocatable (None: unreadable, ``error``),
+    its class signature, and its row in the last resource columns it was laid out in."""
+
+    __slots__ = ("allocatable", "columns", "error", "node", "row", "signature")
+
+    def __init__(self, node: Node, *, allocatable: Callable[[Node], Resources]) -> None:
+        self.node = node
+        self.error = ""
+        self.allocatable: Resources | None = None
+        try:
+            self.allocatable = allocatable(node)
+        except QuantityError as exc:
+            self.error = str(exc)
+        self.signature = class_signature(node)
+        self.columns: tuple[str, ...] = ()
+        self.row: IntVec | None = None
+
+    def row_in(self, space: ResourceSpace) -> IntVec:
+        """The allocatable as a row of ``space`` (shared: the node table copies it)."""
+        if self.row is None or self.columns != space.names:
+            assert self.allocatable is not None
+            self.row, self.columns = space.vector(self.allocatable), space.names
+        return self.row
+
+
 class SnapshotMemo:
     """Pod readings by pod object, kept from one build to the next (see the module doc)."""
 
     def __init__(self) -> None:
         self._readings: dict[int, PodReading] = {}
+        self._nodes: dict[int, NodeReading] = {}
         self._context: object = None
         self._names: frozenset[str] | None = None
 
@@ -87,6 +117,22 @@ class SnapshotMemo:
             out.append(reading)
         self._readings = now
         self._names = scheduler_names
+        return out
+
+    def read_nodes(
+        self, nodes: Sequence[Node], *, allocatable: Callable[[Node], Resources]
+    ) -> list[NodeReading]:
+        """A reading of each node, in order; remembers these nodes' readings (only them)."""
+        previous = self._nodes
+        now: dict[int, NodeReading] = {}
+        out: list[NodeReading] = []
+        for node in nodes:
+            reading = previous.get(id(node))
+            if reading is None or reading.node is not node:
+                reading = NodeReading(node, allocatable=allocatable)
+            now[id(node)] = reading
+            out.append(reading)
+        self._nodes = now
         return out
 
     def fit(self, context: object) -> None:

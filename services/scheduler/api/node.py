@@ -37,12 +37,30 @@ def _ready(node: Node) -> bool:
     return True
 
 
+def class_signature(node: Node) -> bytes:
+    """What decides a node's class: nodes of equal signatures share their static verdicts."""
+    return msgspec.json.encode(
+        (
+            sorted(node.metadata.labels.items()),
+            tuple(node.spec.taints),
+            node.spec.unschedulable,
+            _ready(node),
+        )
+    )
+
+
 class NodeTable:
     """Resource rows, node classes and the tasks on each node."""
 
     def __init__(
-        self, nodes: Sequence[Node], allocatable: Sequence[IntVec], space: ResourceSpace
+        self,
+        nodes: Sequence[Node],
+        allocatable: Sequence[IntVec],
+        space: ResourceSpace,
+        *,
+        signatures: Sequence[bytes] | None = None,
     ) -> None:
+        """``signatures``: each node's ``class_signature``, when the caller kept them."""
         self.space = space
         self.names: list[str] = [n.metadata.name for n in nodes]
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
@@ -65,19 +83,19 @@ class NodeTable:
         classes: dict[bytes, int] = {}
         self.classes: list[NodeClass] = []
         members = []
-        for node in nodes:
-            cls = NodeClass(
-                labels=dict(node.metadata.labels),
-                taints=tuple(node.spec.taints),
-                unschedulable=node.spec.unschedulable,
-                ready=_ready(node),
-            )
-            signature = msgspec.json.encode(
-                (sorted(cls.labels.items()), cls.taints, cls.unschedulable, cls.ready)
-            )
+        if signatures is None:
+            signatures = [class_signature(node) for node in nodes]
+        for node, signature in zip(nodes, signatures, strict=True):
             if signature not in classes:
                 classes[signature] = len(self.classes)
-                self.classes.append(cls)
+                self.classes.append(
+                    NodeClass(
+                        labels=dict(node.metadata.labels),
+                        taints=tuple(node.spec.taints),
+                        unschedulable=node.spec.unschedulable,
+                        ready=_ready(node),
+                    )
+                )
             members.append(classes[signature])
         self.class_of: npt.NDArray[np.int32] = np.array(members, dtype=np.int32)
         self.labels: list[dict[str, str]] = [self.classes[c].labels for c in members]

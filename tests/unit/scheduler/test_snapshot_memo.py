@@ -40,6 +40,7 @@ def describe(cluster: Cluster) -> dict[str, Any]:
             for m in (table.allocatable, table.used, table.idle, table.future, table.releasing)
         ],
         "on_nodes": [sorted(tasks) for tasks in table.tasks],
+        "classes": (table.class_of.tolist(), [msgspec.to_builtins(c) for c in table.classes]),
         "jobs": {
             key: {
                 "counts": job.counts,
@@ -151,6 +152,7 @@ STEPS: list[tuple[str, Callable[[World], object]]] = [
     ),
     ("priority-class-deleted", lambda w: w.pop("priorityclass/high")),
     ("node-deleted", lambda w: w.pop("node/n4")),
+    ("unreadable-node", lambda w: add(w, node("bad", cpu="lots"), node("n2", cpu="6"))),
 ]
 
 
