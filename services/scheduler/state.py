@@ -76,6 +76,8 @@ class SchedulerState:
         self.waits = Waits(ttl=assume_ttl)
         # Pod key → (the cached pod, its assumed node, the pod as shown on that node).
         self._shown: dict[str, tuple[Pod, str, Pod]] = {}
+        # PodGroup key → (the cached PodGroup, its status as ``_comparable`` shows it).
+        self._observed: dict[str, tuple[PodGroup, dict[str, Any]]] = {}
 
     # --- inputs ------------------------------------------------------------------------------
 
@@ -97,12 +99,14 @@ class SchedulerState:
             if isinstance(obj, Pod):
                 deleted = self.cache.get(POD, _key(obj)) is None
                 self._observe_pod(obj, deleted=deleted, observed=record.value.occurred_at, now=now)
-            elif isinstance(obj, PodGroup) and now:
+            elif isinstance(obj, PodGroup):
                 key = object_key(obj.metadata.namespace, obj.metadata.name)
-                pending = (obj.status.phase or "Pending") == "Pending"
-                if pending and self.cache.get(PODGROUP, key) is None:
-                    pending = False  # deleted
-                self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
+                deleted = self.cache.get(PODGROUP, key) is None
+                if deleted:
+                    self._observed.pop(key, None)
+                if now:
+                    pending = not deleted and (obj.status.phase or "Pending") == "Pending"
+                    self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
         return bad
 
     def _observe_pod(self, pod: Pod, *, deleted: bool, observed: float, now: float) -> None:
@@ -243,8 +247,9 @@ class SchedulerState:
                 "conditions": msgspec.to_builtins(update.conditions),
                 **{c: getattr(update, c) for c in _COUNTERS},
             }
-            digest = msgspec.json.encode(_comparable(status))
-            if self._observed_equal(key, status):
+            comparable = _comparable(status)
+            digest = msgspec.json.encode(comparable)
+            if self._observed_equal(key, comparable):
                 self.published[key] = (digest, now)
                 continue
             last = self.published.get(key)
@@ -305,16 +310,20 @@ class SchedulerState:
         self.pod_conditions = sent  # pods no longer waiting are forgotten
         return out
 
-    def _observed_equal(self, key: str, status: dict[str, Any]) -> bool:
+    def _observed_equal(self, key: str, comparable: dict[str, Any]) -> bool:
+        """Whether the cached PodGroup shows this status (``_comparable`` form)."""
         pg = self.cache.get(PODGROUP, key)
         if not isinstance(pg, PodGroup):
             return False
-        observed = {
-            "phase": pg.status.phase,
-            "conditions": msgspec.to_builtins(pg.status.conditions),
-            **{c: getattr(pg.status, c) for c in _COUNTERS},
-        }
-        return _comparable(observed) == _comparable(status)
+        kept = self._observed.get(key)
+        if kept is None or kept[0] is not pg:
+            observed = {
+                "phase": pg.status.phase,
+                "conditions": msgspec.to_builtins(pg.status.conditions),
+                **{c: getattr(pg.status, c) for c in _COUNTERS},
+            }
+            kept = self._observed[key] = (pg, _comparable(observed))
+        return kept[1] == comparable
 
 
 _COUNTERS = ("running", "succeeded", "failed")
