@@ -12,6 +12,7 @@ cannot be read or exceeds ``MAX_MILLI``; the rest of the cluster is still schedu
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -25,7 +26,7 @@ from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
-from services.scheduler.snapshot_memo import NodeReading, PodReading, SnapshotMemo
+from services.scheduler.snapshot_memo import NodeReading, SnapshotMemo
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
@@ -351,8 +352,7 @@ def build_cluster(
 _PENDING = TaskStatus.PENDING
 
 
-def _reading_key(reading: PodReading) -> str:
-    return reading.key
+_reading_key = operator.attrgetter("key")
 
 
 def _node_allocatable(node: Node) -> Resources:
