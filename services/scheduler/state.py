@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from services.scheduler.conf import CONFIGMAP_KEY
-from services.scheduler.result import SessionResult
+from services.scheduler.result import PodGroupUpdate, SessionResult
 from services.scheduler.snapshot import Snapshot
 from services.scheduler.waits import Waits
 from services.scheduler.warnings import Warnings, conf_configmap
@@ -76,6 +76,9 @@ class SchedulerState:
         self.waits = Waits(ttl=assume_ttl)
         # Pod key → (the cached pod, its assumed node, the pod as shown on that node).
         self._shown: dict[str, tuple[Pod, str, Pod]] = {}
+        # PodGroup key → the last cycle's update for it, as a status, comparable and digest: a
+        # steady PodGroup gets an equal update every cycle.
+        self._decided: dict[str, tuple[PodGroupUpdate, dict[str, Any], dict[str, Any], bytes]] = {}
         # PodGroup key → (the cached PodGroup, its status as ``_comparable`` shows it).
         self._observed: dict[str, tuple[PodGroup, dict[str, Any]]] = {}
 
@@ -241,14 +244,19 @@ class SchedulerState:
                     **common,
                 )
             )
+        decided, self._decided = self._decided, {}
         for key, update in sorted(result.pod_groups.items()):
-            status = {
-                "phase": update.phase,
-                "conditions": msgspec.to_builtins(update.conditions),
-                **{c: getattr(update, c) for c in _COUNTERS},
-            }
-            comparable = _comparable(status)
-            digest = msgspec.json.encode(comparable)
+            kept = decided.get(key)
+            if kept is None or kept[0] != update:
+                status: dict[str, Any] = {
+                    "phase": update.phase,
+                    "conditions": msgspec.to_builtins(update.conditions),
+                    **{c: getattr(update, c) for c in _COUNTERS},
+                }
+                comparable = _comparable(status)
+                kept = (update, status, comparable, msgspec.json.encode(comparable))
+            self._decided[key] = kept
+            _, status, comparable, digest = kept
             if self._observed_equal(key, comparable):
                 self.published[key] = (digest, now)
                 continue
