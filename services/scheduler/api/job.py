@@ -27,6 +27,7 @@ class JobInfo:
     """Tasks by key plus per-status counts, so readiness checks are O(1)."""
 
     __slots__ = (
+        "allocated_sum",
         "counts",
         "created",
         "fit_errors",
@@ -64,6 +65,9 @@ class JobInfo:
         self.created = meta.creationTimestamp or ""
         self.tasks: dict[str, TaskInfo] = {}
         self.counts = [0] * len(TaskStatus)
+        # The quota plugins' sum of the allocated tasks' requests, until a task changes: three
+        # plugins ask for it per job at session open (see ``quota.job_allocated``).
+        self.allocated_sum: FloatVec | None = None
         # Per task role, its tasks per status: the gang checks ask per role at every step.
         self.role_status: dict[str, list[int]] = {}
         self.pending_best_effort = 0
@@ -76,6 +80,7 @@ class JobInfo:
 
     def add_task(self, task: TaskInfo) -> None:
         self.tasks[task.key] = task
+        self.allocated_sum = None
         self.counts[task.status] += 1
         by_status = self.role_status.get(task.role)
         if by_status is None:
@@ -85,6 +90,7 @@ class JobInfo:
             self.pending_best_effort += 1
 
     def set_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        self.allocated_sum = None
         self.counts[task.status] -= 1
         self.counts[status] += 1
         by_status = self.role_status[task.role]
