@@ -133,7 +133,7 @@ class JobInfo:
         """Tasks in ``statuses`` per role (roles with none are left out)."""
         counts: dict[str, int] = {}
         for role, by_status in self.role_status.items():
-            n = sum(by_status[s] for s in statuses)
+            n = sum(map(by_status.__getitem__, statuses))
             if n:
                 counts[role] = n
         return counts
