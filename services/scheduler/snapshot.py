@@ -313,11 +313,13 @@ def build_cluster(
             if status in TERMINATED_STATUSES or not pod.spec.nodeName:
                 continue
             job_key = ""
-        proto = reading.task
-        if proto is None or proto.job != job_key:
+        task = reading.task
+        if task is not None and task.job == job_key:
+            task = reading.task = task.renewed(status, reading.shape)
+        else:
             request, qreq, best_effort = vectors(reading.requests)
             spec = pod.spec
-            proto = reading.task = TaskInfo(
+            task = reading.task = TaskInfo(
                 pod=pod,
                 job=job_key,
                 request=request,
@@ -328,7 +330,7 @@ def build_cluster(
                 status=status,
                 key=pod_key,
             )
-        task = proto.copy()
+            reading.shape = task.shape
         if job_key and owner is not None:
             owner.add_task(task)
         if status is not _PENDING and status not in TERMINATED_STATUSES:

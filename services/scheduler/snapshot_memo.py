@@ -5,9 +5,10 @@ The service's cache hands every cycle the same pod objects until a pod changes (
 is a new object), so most of a burst's pods are read again and again for nothing: their key,
 their PodGroup's key, their requests, their status and every field of their ``TaskInfo``. The
 memo keeps these per pod object (held, so an id is never reused while it is remembered) and
-only for the pods of the last snapshot. A task is kept as a prototype never shown to a session;
-each session gets a ``TaskInfo.copy``. The prototypes depend on the session's resource columns,
-priority classes and scheduler names too, so any change of those forgets them all. Building
+only for the pods of the last snapshot. The task the last session was given is kept with the
+status and placement shape it was made with, and the next session gets it ``renewed`` from
+those (a session changes nothing else of a task). Tasks depend on the session's resource
+columns, priority classes and scheduler names too, so any change of those forgets them all. Building
 with or without a memo gives the same cluster: a memo only skips work whose answer it knows.
 """
 
@@ -27,9 +28,10 @@ from shared.resources import Resources
 
 
 class PodReading:
-    """One pod object as a snapshot reads it; ``task`` is the prototype made for ``job``."""
+    """One pod object as a snapshot reads it; ``task``: the last session's task of it, made
+    with ``status`` and ``shape``."""
 
-    __slots__ = ("error", "group", "handled", "key", "pod", "requests", "status", "task")
+    __slots__ = ("error", "group", "handled", "key", "pod", "requests", "shape", "status", "task")
 
     def __init__(
         self,
@@ -56,6 +58,7 @@ class PodReading:
         except QuantityError as exc:
             self.error = str(exc)
         self.task: TaskInfo | None = None
+        self.shape = b""
 
 
 class NodeReading:
@@ -136,7 +139,7 @@ class SnapshotMemo:
         return out
 
     def fit(self, context: object) -> None:
-        """Forget the task prototypes unless ``context`` (what else a task is made of: the
+        """Forget the tasks unless ``context`` (what else a task is made of: the
         resource columns and the priority classes) equals the previous build's."""
         if context != self._context:
             for reading in self._readings.values():
