@@ -209,8 +209,15 @@ def build_cluster(
         names.update(node_reading.allocatable)
 
     requests_of = _RequestCache()
+    checked: set[int] = set()  # ids of the (shared) Resources already range-checked
+
+    def check(res: Resources) -> None:
+        if id(res) not in checked:
+            _check_range(res)
+            checked.add(id(res))
+
     readings = memo.read(
-        snapshot.pods, requests=requests_of, check=_check_range, scheduler_names=scheduler_names
+        snapshot.pods, requests=requests_of, check=check, scheduler_names=scheduler_names
     )
     requests_of.keep()
     seen: set[int] = set()  # ids of the (shared) Resources whose names are counted
