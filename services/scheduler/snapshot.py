@@ -21,12 +21,11 @@ import numpy as np
 
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, ResourceSpace, TaskInfo
 from services.scheduler.api.cluster import Cluster
-from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
-from services.scheduler.snapshot_memo import NodeReading, SnapshotMemo
+from services.scheduler.snapshot_memo import NodeReading, SnapshotMemo, Vectors
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
@@ -160,20 +159,27 @@ class _RequestCache:
 
 class _VectorCache:
     """One int64 request vector (its float quota twin, and whether that is all zero: a
-    best-effort pod) per distinct Resources object."""
+    best-effort pod) per distinct request: tasks of equal requests share their vectors, also
+    with the tasks of earlier builds (``kept``, the memo's for these columns), which lets the
+    node table sum them per distinct vector."""
 
-    def __init__(self, space: ResourceSpace) -> None:
+    def __init__(self, space: ResourceSpace, kept: dict[object, Vectors]) -> None:
         self.space = space
-        self._seen: dict[int, tuple[Resources, IntVec, FloatVec, bool]] = {}
+        self._seen: dict[int, tuple[Resources, Vectors]] = {}
+        self._kept = kept
 
-    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec, bool]:
+    def __call__(self, res: Resources) -> Vectors:
         found = self._seen.get(id(res))
         if found is None:
-            vector = self.space.vector(res)
-            qreq = vector.astype(np.float64)
-            qreq[self.space.pods] = 0.0
-            found = self._seen[id(res)] = (res, vector, qreq, not qreq.any())
-        return found[1], found[2], found[3]
+            key = tuple(sorted(res.items()))
+            vectors = self._kept.get(key)
+            if vectors is None:
+                vector = self.space.vector(res)
+                qreq = vector.astype(np.float64)
+                qreq[self.space.pods] = 0.0
+                vectors = self._kept[key] = (vector, qreq, not qreq.any())
+            found = self._seen[id(res)] = (res, vectors)
+        return found[1]
 
 
 def _resource_key(container: Container) -> tuple[object, ...]:
@@ -272,7 +278,7 @@ def build_cluster(
     memo.fit((space.names, priorities.default, sorted(priorities.values.items())))
 
     jobs: dict[str, JobInfo] = {}
-    vectors = _VectorCache(space)
+    vectors = _VectorCache(space, memo.vectors(space.names))
     for pg in sorted(
         snapshot.pod_groups, key=lambda p: namespaced_key(p.metadata.namespace, p.metadata.name)
     ):

@@ -18,13 +18,18 @@ from collections.abc import Callable, Sequence
 
 from services.scheduler.api import ResourceSpace, TaskInfo
 from services.scheduler.api.node import class_signature
-from services.scheduler.api.resources import IntVec
+from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.task import TaskStatus, pod_status
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.models import Node, Pod
 from shared.models.volcano import GROUP_NAME_ANNOTATION
 from shared.resources import Resources
+
+# A request as the session's vectors: int64 request, float quota twin, whether best effort.
+Vectors = tuple[IntVec, FloatVec, bool]
+# Distinct requests whose vectors are kept (a cluster has a few shapes; a bound, not a target).
+VECTORS_KEPT = 10_000
 
 
 class PodReading:
@@ -93,6 +98,8 @@ class SnapshotMemo:
     def __init__(self) -> None:
         self._readings: dict[int, PodReading] = {}
         self._nodes: dict[int, NodeReading] = {}
+        self._vectors: dict[object, Vectors] = {}
+        self._vector_columns: tuple[str, ...] = ()
         self._context: object = None
         self._names: frozenset[str] | None = None
 
@@ -137,6 +144,13 @@ class SnapshotMemo:
             out.append(reading)
         self._nodes = now
         return out
+
+    def vectors(self, columns: tuple[str, ...]) -> dict[object, Vectors]:
+        """The request vectors kept for these resource columns, by request (see
+        ``snapshot._VectorCache``); forgotten when the columns change."""
+        if columns != self._vector_columns or len(self._vectors) > VECTORS_KEPT:
+            self._vectors, self._vector_columns = {}, columns
+        return self._vectors
 
     def fit(self, context: object) -> None:
         """Forget the tasks unless ``context`` (what else a task is made of: the

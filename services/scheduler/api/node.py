@@ -127,36 +127,37 @@ class NodeTable:
         self.changes.append(row)
 
     def add_all(self, placed: Sequence[tuple[int, TaskInfo]]) -> None:
-        """``add`` for many tasks at once (a session's snapshot): the same sums, one array
-        operation per matrix instead of three per task."""
+        """``add`` for many tasks at once (a session's snapshot): the same sums, added per
+        distinct request vector and status kind (tasks of equal requests share their vector)
+        as that vector times its tasks per row, instead of three row updates per task."""
         if not placed:
             return
-        width = self.used.shape[1]
-        rows = np.fromiter((row for row, _ in placed), dtype=np.intp, count=len(placed))
-        reqs = np.array([task.request for _, task in placed], dtype=np.int64).reshape(-1, width)
-        status = [task.status for _, task in placed]
-        pipelined = np.fromiter(
-            (s is TaskStatus.PIPELINED for s in status), dtype=bool, count=len(status)
-        )
-        releasing = np.fromiter(
-            (s is TaskStatus.RELEASING for s in status), dtype=bool, count=len(status)
-        )
-        held = ~pipelined  # counted in used and idle: RELEASING and every other status
-        settled = held & ~releasing  # counted in future
-        for matrix, mask, sign in (
-            (self.pipelined, pipelined, 1),
-            (self.future, pipelined, -1),
-            (self.used, held, 1),
-            (self.idle, held, -1),
-            (self.releasing, releasing, 1),
-            (self.future, settled, -1),
-        ):
-            if mask.any():
-                np.add.at(matrix, rows[mask], sign * reqs[mask])
+        groups: dict[tuple[int, int], tuple[IntVec, list[int]]] = {}
+        tasks = self.tasks
         for row, task in placed:
-            self.tasks[row][task.key] = task
+            status = task.status
+            kind = 0 if status is _PIPELINED else 1 if status is _RELEASING else 2
+            found = groups.get((id(task.request), kind))
+            if found is None:
+                found = groups[id(task.request), kind] = (task.request, [])
+            found[1].append(row)
+            tasks[row][task.key] = task
             task.node = row
-        self.changes.extend(rows.tolist())
+        rows_total = len(self.names)
+        for (_, kind), (request, rows) in groups.items():
+            per_row = np.bincount(rows, minlength=rows_total).astype(np.int64)
+            delta = np.outer(per_row, request)
+            if kind == 0:  # pipelined: future only
+                self.pipelined += delta
+                self.future -= delta
+            else:  # held: used and idle; releasing also counts as releasing, not in future
+                self.used += delta
+                self.idle -= delta
+                if kind == 1:
+                    self.releasing += delta
+                else:
+                    self.future -= delta
+        self.changes.extend(row for row, _ in placed)
 
     def remove(self, row: int, task: TaskInfo) -> None:
         req = task.request
