@@ -8,8 +8,9 @@ memo keeps these per pod object (held, so an id is never reused while it is reme
 only for the pods of the last snapshot. The task the last session was given is kept with the
 status and placement shape it was made with, and the next session gets it ``renewed`` from
 those (a session changes nothing else of a task). Tasks depend on the session's resource
-columns, priority classes and scheduler names too, so any change of those forgets them all. Building
-with or without a memo gives the same cluster: a memo only skips work whose answer it knows.
+columns, priority classes and scheduler names too, so any change of those forgets them all.
+Building with or without a memo gives the same cluster: a memo only skips work whose answer
+it knows.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class PodReading:
         self.pod = pod
         self.key = namespaced_key(meta.namespace, meta.name)
         group = meta.annotations.get(GROUP_NAME_ANNOTATION)
-        # The PodGroup's key ("" without the annotation), and the annotation's own value.
+        # The key of the PodGroup the annotation names ("" without the annotation).
         self.group = namespaced_key(meta.namespace, group) if group else ""
         self.handled = (spec.schedulerName or "default-scheduler") in scheduler_names
         self.status: TaskStatus = pod_status(pod)
