@@ -100,24 +100,33 @@ class HopMetrics:
             buckets=BUCKETS,
             registry=registry,
         )
+        self._children: dict[str, Histogram] = {}
         self._depth = Gauge(
             HOP_QUEUE_DEPTH, "work waiting in front of a hop", ["hop"], registry=registry
         )
 
+    def _child(self, hop: str) -> Histogram:
+        """The hop's histogram, looked up once (``labels`` validates and locks per call, and
+        services observe a hop per record)."""
+        child = self._children.get(hop)
+        if child is None:
+            child = self._children[hop] = self._seconds.labels(hop)
+        return child
+
     def observe(self, hop: str, since: float, now: float) -> None:
         """One record through ``hop``: it began at ``since`` (0: unknown, not counted)."""
         if since > 0:
-            self._seconds.labels(hop).observe(max(now - since, 0.0))
+            self._child(hop).observe(max(now - since, 0.0))
 
     def observe_many(self, hop: str, since: list[float], now: float) -> None:
-        child = self._seconds.labels(hop)
+        child = self._child(hop)
         for began in since:
             if began > 0:
                 child.observe(max(now - began, 0.0))
 
     def durations(self, hop: str, seconds: list[float]) -> None:
         """Records through ``hop`` that took ``seconds`` each."""
-        child = self._seconds.labels(hop)
+        child = self._child(hop)
         for spent in seconds:
             child.observe(spent)
 

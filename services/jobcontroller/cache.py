@@ -150,6 +150,8 @@ class ControllerCache:
         """``(type_key, object)`` of what the key's job once controlled under a uid that is
         gone: objects a sync created while the job was being deleted."""
         found: list[tuple[str, Any]] = []
+        if not self._gone:
+            return found  # no job was deleted: nothing can dangle (most syncs, in a burst)
         for type_key in OWNED_TYPES:
             for obj in self.owned(job, type_key):
                 ref = obj.metadata.controller_ref()

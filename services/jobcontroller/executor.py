@@ -62,6 +62,10 @@ class KubeApi(Protocol):
 
     async def create(self, rt: ResourceType, obj: Json, namespace: str | None = None) -> Json: ...
 
+    async def create_unread(
+        self, rt: ResourceType, obj: Json, namespace: str | None = None
+    ) -> None: ...
+
     async def patch(
         self,
         rt: ResourceType,
@@ -383,7 +387,9 @@ class ActionExecutor:
     async def _create(self, obj: Json, exp_key: str | None, outcome: Outcome) -> bool:
         kind = str(obj.get("kind", ""))
         try:
-            await self._kube.create(_rt_of(obj), with_keypair(obj) if wants_keypair(obj) else obj)
+            await self._kube.create_unread(
+                _rt_of(obj), with_keypair(obj) if wants_keypair(obj) else obj
+            )
         except (*CALL_ERRORS, KeyError) as exc:
             # No ADDED event follows a failed or already-satisfied create.
             if exp_key is not None:

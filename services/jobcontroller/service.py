@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import msgspec
 import structlog
@@ -92,6 +92,9 @@ def check_settings(settings: JobControllerSettings) -> None:
         )
 
 
+_M = TypeVar("_M", Counter, Histogram)
+
+
 class Metrics:
     def __init__(self, shell: ServiceShell, queue: WorkQueue[WorkKey]) -> None:
         registry = shell.registry
@@ -114,6 +117,16 @@ class Metrics:
         depth.set_function(lambda: float(len(queue)))
         delayed = Gauge("shoal_jobcontroller_queue_delayed", "keys requeued", registry=registry)
         delayed.set_function(lambda: float(queue.delayed))
+        self._children: dict[tuple[object, ...], object] = {}
+
+    def child(self, metric: _M, *values: str) -> _M:
+        """``metric.labels(*values)``, looked up once: ``labels`` validates its values and takes
+        a lock on every call (~2 % of the controller's CPU in a burst, a few calls per sync)."""
+        key = (id(metric), *values)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*values)
+        return found  # type: ignore[return-value]
 
 
 class JobController:
@@ -278,33 +291,34 @@ class JobController:
 
     async def _sync(self, key: WorkKey) -> None:
         started = time.perf_counter()
+        m = self.metrics
         waiting_since = self._waiting_since.pop(key, 0.0)
         try:
             result = await self.syncer.sync(key)
         except Exception:
             self.log.exception("sync crashed")
-            self.metrics.errors.labels("exception").inc()
-            self.metrics.syncs.labels(key.type_key, "error").inc()
+            m.child(m.errors, "exception").inc()
+            m.child(m.syncs, key.type_key, "error").inc()
             self.queue.add_rate_limited(key)
             return
         finally:
-            self.metrics.sync_seconds.labels(key.type_key).observe(time.perf_counter() - started)
+            m.child(m.sync_seconds, key.type_key).observe(time.perf_counter() - started)
         outcome = result.outcome
         hop = POD_CREATION if outcome.created.get("Pod") else JOBCONTROLLER_SYNC
         self.hops.observe(hop, waiting_since, time.time())
         for kind, count in outcome.created.items():
-            self.metrics.created.labels(kind).inc(count)
+            m.child(m.created, kind).inc(count)
         for kind, count in outcome.deleted.items():
-            self.metrics.deleted.labels(kind).inc(count)
+            m.child(m.deleted, kind).inc(count)
         if outcome.failed:
             reason = "transient" if outcome.transient_only else "api"
-            self.metrics.errors.labels(reason).inc()
-            self.metrics.syncs.labels(key.type_key, "error").inc()
+            m.child(m.errors, reason).inc()
+            m.child(m.syncs, key.type_key, "error").inc()
             delay = self.queue.add_rate_limited(key)
             errors = [str(e) for e in outcome.errors]
             self.log.warning("sync failed; requeued", retry_in=delay, errors=errors)
             return
-        self.metrics.syncs.labels(key.type_key, "ok").inc()
+        m.child(m.syncs, key.type_key, "ok").inc()
         self.queue.forget(key)
         if result.requeue_after is not None:
             self.queue.add_after(key, result.requeue_after)

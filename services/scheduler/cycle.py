@@ -26,6 +26,7 @@ from services.scheduler.plugins import default_plugins
 from services.scheduler.result import SessionResult
 from services.scheduler.runner import default_conf, run_session
 from services.scheduler.snapshot import Snapshot
+from services.scheduler.snapshot_memo import SnapshotMemo
 from shared.errors import UserError
 
 _log = structlog.get_logger()
@@ -56,6 +57,8 @@ class Scheduling:
         self.error = ""
         # Told the warnings of each conf as it is loaded (the service counts them on /metrics).
         self._on_warnings = on_warnings
+        # The pods the last session read: the next one re-reads only the pods that changed.
+        self.memo = SnapshotMemo()
 
     def conf(self, text: str | None) -> tuple[SchedulerConf, str | None]:
         """The conf to run for ``text`` and the text it came from (None: the default)."""
@@ -97,6 +100,7 @@ class Scheduling:
                 plugins=self.plugins,
                 actions=self.actions,
                 scheduler_names=frozenset(scheduler_names),
+                memo=self.memo,
             )
         result.conf_text = effective
         result.conf_error = self.error

@@ -27,6 +27,7 @@ from services.scheduler.framework.registry import Registry
 from services.scheduler.framework.session import Session
 from services.scheduler.result import JobReasons, PodGroupUpdate, SessionResult
 from services.scheduler.snapshot import DEFAULT_SCHEDULER_NAMES, Snapshot, build_cluster
+from services.scheduler.snapshot_memo import SnapshotMemo
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Condition
 
@@ -66,8 +67,11 @@ def run_session(
     plugins: Registry[PluginFactory],
     actions: Registry[ActionFactory],
     scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES,
+    memo: SnapshotMemo | None = None,
 ) -> SessionResult:
-    cluster = build_cluster(snapshot, scheduler_names=scheduler_names)
+    """``memo``: what the caller's previous session read of the same pod objects (a service
+    keeps one; the decisions are the same without)."""
+    cluster = build_cluster(snapshot, scheduler_names=scheduler_names, memo=memo)
     rejected: dict[str, tuple[JobInfo, Status]] = {
         key: (cluster.jobs.pop(key), status) for key, status in cluster.job_errors.items()
     }
@@ -90,6 +94,7 @@ def run_session(
         plugin.on_session_close(ssn)
     result = _result(ssn, rejected, invalid, cluster.skipped)
     result.conf_warnings = list(conf.warnings)
+    ssn.close()
     return result
 
 

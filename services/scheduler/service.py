@@ -422,6 +422,7 @@ class Scheduler:
 
     async def publish(self, envelopes: list[Envelope]) -> None:
         by_topic: dict[str, list[Outgoing]] = {}
+        kinds: dict[str, int] = {}
         for e in envelopes:
             if isinstance(e, PodBindDecided | PodUnschedulableDecided):
                 topic = self.topics.binds  # keyed by pod: in order with the pod's bind
@@ -432,7 +433,9 @@ class Scheduler:
             else:
                 topic = self.topics.podgroup_status
             by_topic.setdefault(topic, []).append(Outgoing(value=encode(e), key=e.key.encode()))
-            self.metrics.decisions.labels(type(e).__name__).inc()
+            kinds[type(e).__name__] = kinds.get(type(e).__name__, 0) + 1
+        for kind, count in kinds.items():
+            self.metrics.decisions.labels(kind).inc(count)
         await asyncio.gather(*(self.bus.produce_many(t, r) for t, r in by_topic.items()))
 
     async def cycles(self, stopping: asyncio.Event) -> None:

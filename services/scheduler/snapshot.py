@@ -12,6 +12,7 @@ cannot be read or exceeds ``MAX_MILLI``; the rest of the cluster is still schedu
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -20,11 +21,11 @@ import numpy as np
 
 from services.scheduler.api import JobInfo, NodeTable, QueueInfo, ResourceSpace, TaskInfo
 from services.scheduler.api.cluster import Cluster
-from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo
-from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus, pod_status
+from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
+from services.scheduler.snapshot_memo import NodeReading, SnapshotMemo, Vectors
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
@@ -158,20 +159,27 @@ class _RequestCache:
 
 class _VectorCache:
     """One int64 request vector (its float quota twin, and whether that is all zero: a
-    best-effort pod) per distinct Resources object."""
+    best-effort pod) per distinct request: tasks of equal requests share their vectors, also
+    with the tasks of earlier builds (``kept``, the memo's for these columns), which lets the
+    node table sum them per distinct vector."""
 
-    def __init__(self, space: ResourceSpace) -> None:
+    def __init__(self, space: ResourceSpace, kept: dict[object, Vectors]) -> None:
         self.space = space
-        self._seen: dict[int, tuple[Resources, IntVec, FloatVec, bool]] = {}
+        self._seen: dict[int, tuple[Resources, Vectors]] = {}
+        self._kept = kept
 
-    def __call__(self, res: Resources) -> tuple[IntVec, FloatVec, bool]:
+    def __call__(self, res: Resources) -> Vectors:
         found = self._seen.get(id(res))
         if found is None:
-            vector = self.space.vector(res)
-            qreq = vector.astype(np.float64)
-            qreq[self.space.pods] = 0.0
-            found = self._seen[id(res)] = (res, vector, qreq, not qreq.any())
-        return found[1], found[2], found[3]
+            key = tuple(sorted(res.items()))
+            vectors = self._kept.get(key)
+            if vectors is None:
+                vector = self.space.vector(res)
+                qreq = vector.astype(np.float64)
+                qreq[self.space.pods] = 0.0
+                vectors = self._kept[key] = (vector, qreq, not qreq.any())
+            found = self._seen[id(res)] = (res, vectors)
+        return found[1]
 
 
 def _resource_key(container: Container) -> tuple[object, ...]:
@@ -182,43 +190,48 @@ def _resource_key(container: Container) -> tuple[object, ...]:
 
 
 def build_cluster(
-    snapshot: Snapshot, *, scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES
+    snapshot: Snapshot,
+    *,
+    scheduler_names: frozenset[str] = DEFAULT_SCHEDULER_NAMES,
+    memo: SnapshotMemo | None = None,
 ) -> Cluster:
-    """The session's working copy; never raises on bad objects, reports them instead."""
+    """The session's working copy; never raises on bad objects, reports them instead.
+    ``memo``: what the previous build of the same caller read (the same cluster either way)."""
+    if memo is None:
+        memo = SnapshotMemo()
     skipped: dict[str, str] = {}
     job_errors: dict[str, Status] = {}
     names: set[str] = set()
 
-    node_resources: list[Resources] = []
-    nodes: list[Node] = []
-    for node in sorted(snapshot.nodes, key=lambda n: n.metadata.name):
-        try:
-            res = _quantities(node.status.allocatable or node.status.capacity)
-            _check_range(res)
-        except QuantityError as exc:
+    usable: list[NodeReading] = []
+    ordered = sorted(snapshot.nodes, key=lambda n: n.metadata.name)
+    for node_reading in memo.read_nodes(ordered, allocatable=_node_allocatable):
+        if node_reading.allocatable is None:
             # Left out of the session: a node whose capacity cannot be read runs nothing.
-            skipped[f"node/{node.metadata.name}"] = f"invalid allocatable: {exc}"
+            name = node_reading.node.metadata.name
+            skipped[f"node/{name}"] = f"invalid allocatable: {node_reading.error}"
             continue
-        nodes.append(node)
-        if PODS not in res:
-            res = res + {PODS: DEFAULT_MAX_PODS * 1000}
-        node_resources.append(res)
-        names.update(res)
+        usable.append(node_reading)
+        names.update(node_reading.allocatable)
 
-    pod_reqs: dict[int, Resources] = {}
     requests_of = _RequestCache()
-    bad_pods: dict[int, str] = {}
     checked: set[int] = set()  # ids of the (shared) Resources already range-checked
-    for i, pod in enumerate(snapshot.pods):
-        try:
-            res = pod_reqs[i] = requests_of(pod)
-            if id(res) not in checked:
-                _check_range(res)
-                names.update(res)
-                checked.add(id(res))
-        except QuantityError as exc:
-            bad_pods[i] = str(exc)
+
+    def check(res: Resources) -> None:
+        if id(res) not in checked:
+            _check_range(res)
+            checked.add(id(res))
+
+    readings = memo.read(
+        snapshot.pods, requests=requests_of, check=check, scheduler_names=scheduler_names
+    )
     requests_of.keep()
+    seen: set[int] = set()  # ids of the (shared) Resources whose names are counted
+    for reading in readings:
+        requested = reading.requests
+        if requested is not None and id(requested) not in seen:
+            names.update(requested)
+            seen.add(id(requested))
 
     queue_models = {q.metadata.name: q for q in snapshot.queues}
     if DEFAULT_QUEUE not in queue_models:
@@ -250,16 +263,22 @@ def build_cluster(
             )
 
     space = ResourceSpace(names)
-    table = NodeTable(nodes, [space.vector(r) for r in node_resources], space)
+    table = NodeTable(
+        [r.node for r in usable],
+        [r.row_in(space) for r in usable],
+        space,
+        signatures=[r.signature for r in usable],
+    )
     queues = {
         name: QueueInfo(queue_models[name], space)
         for name in sorted(queue_models)
         if name not in bad_queues
     }
     priorities = _Priorities(snapshot.priority_classes)
+    memo.fit((space.names, priorities.default, sorted(priorities.values.items())))
 
     jobs: dict[str, JobInfo] = {}
-    vectors = _VectorCache(space)
+    vectors = _VectorCache(space, memo.vectors(space.names))
     for pg in sorted(
         snapshot.pod_groups, key=lambda p: namespaced_key(p.metadata.namespace, p.metadata.name)
     ):
@@ -280,61 +299,55 @@ def build_cluster(
                 key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
             )
 
-    pods = snapshot.pods
-    pod_keys = [namespaced_key(p.metadata.namespace, p.metadata.name) for p in pods]
     placed: list[tuple[int, TaskInfo]] = []
     node_row, pods_column = table.index.get, space.pods
     # By key, equal keys in snapshot order (a stable sort of the positions).
-    for i in sorted(range(len(pods)), key=pod_keys.__getitem__):
-        pod, pod_key = pods[i], pod_keys[i]
-        spec, meta = pod.spec, pod.metadata
-        handled = (spec.schedulerName or "default-scheduler") in scheduler_names
-        group = meta.annotations.get(GROUP_NAME_ANNOTATION)
-        owner = jobs.get(namespaced_key(meta.namespace, group)) if group else None
-        if i in bad_pods:
+    for reading in sorted(readings, key=_reading_key):
+        pod, pod_key, status = reading.pod, reading.key, reading.status
+        owner = jobs.get(reading.group) if reading.group else None
+        handled = reading.handled
+        if reading.requests is None:
             if handled and owner is not None:
                 job_errors.setdefault(
-                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {bad_pods[i]}")
+                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {reading.error}")
                 )
-            skipped[pod_key] = f"invalid resources: {bad_pods[i]}"
+            skipped[pod_key] = f"invalid resources: {reading.error}"
             continue
-        request, qreq, best_effort = vectors(pod_reqs[i])
-        status = pod_status(pod)
         if handled and owner is not None:
-            task = TaskInfo(
-                pod=pod,
-                job=owner.key,
-                request=request,
-                pods_column=pods_column,
-                priority=priorities.of(spec.priorityClassName, spec.priority),
-                qreq=qreq,
-                best_effort=best_effort,
-                status=status,
-                key=pod_key,
-            )
-            owner.add_task(task)
+            job_key = owner.key
         else:
             if handled:
+                group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
                 skipped[pod_key] = (
                     f"PodGroup {group!r} not found"
                     if group
                     else "no PodGroup (group-name annotation)"
                 )
-            if status in TERMINATED_STATUSES or not spec.nodeName:
+            if status in TERMINATED_STATUSES or not pod.spec.nodeName:
                 continue
-            task = TaskInfo(
+            job_key = ""
+        task = reading.task
+        if task is not None and task.job == job_key:
+            task = reading.task = task.renewed(status, reading.shape)
+        else:
+            request, qreq, best_effort = vectors(reading.requests)
+            spec = pod.spec
+            task = reading.task = TaskInfo(
                 pod=pod,
-                job="",
+                job=job_key,
                 request=request,
                 pods_column=pods_column,
-                priority=0,
+                priority=priorities.of(spec.priorityClassName, spec.priority) if job_key else 0,
                 qreq=qreq,
                 best_effort=best_effort,
                 status=status,
                 key=pod_key,
             )
+            reading.shape = task.shape
+        if job_key and owner is not None:
+            owner.add_task(task)
         if status is not _PENDING and status not in TERMINATED_STATUSES:
-            row = node_row(spec.nodeName or "", -1)
+            row = node_row(pod.spec.nodeName or "", -1)
             if row >= 0:
                 placed.append((row, task))
     table.add_all(placed)
@@ -352,6 +365,17 @@ def build_cluster(
 
 
 _PENDING = TaskStatus.PENDING
+
+
+_reading_key = operator.attrgetter("key")
+
+
+def _node_allocatable(node: Node) -> Resources:
+    res = _quantities(node.status.allocatable or node.status.capacity)
+    _check_range(res)
+    if PODS not in res:
+        res = res + {PODS: DEFAULT_MAX_PODS * 1000}
+    return res
 
 
 def _check_range(res: Resources) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from services.scheduler.conf import CONFIGMAP_KEY
-from services.scheduler.result import SessionResult
+from services.scheduler.result import PodGroupUpdate, SessionResult
 from services.scheduler.snapshot import Snapshot
 from services.scheduler.waits import Waits
 from services.scheduler.warnings import Warnings, conf_configmap
@@ -74,6 +74,13 @@ class SchedulerState:
         self.assume_ttl = assume_ttl
         self.status_resend = status_resend
         self.waits = Waits(ttl=assume_ttl)
+        # Pod key → (the cached pod, its assumed node, the pod as shown on that node).
+        self._shown: dict[str, tuple[Pod, str, Pod]] = {}
+        # PodGroup key → the last cycle's update for it, as a status, comparable and digest: a
+        # steady PodGroup gets an equal update every cycle.
+        self._decided: dict[str, tuple[PodGroupUpdate, dict[str, Any], dict[str, Any], bytes]] = {}
+        # PodGroup key → (the cached PodGroup, its status as ``_comparable`` shows it).
+        self._observed: dict[str, tuple[PodGroup, dict[str, Any]]] = {}
 
     # --- inputs ------------------------------------------------------------------------------
 
@@ -95,12 +102,14 @@ class SchedulerState:
             if isinstance(obj, Pod):
                 deleted = self.cache.get(POD, _key(obj)) is None
                 self._observe_pod(obj, deleted=deleted, observed=record.value.occurred_at, now=now)
-            elif isinstance(obj, PodGroup) and now:
+            elif isinstance(obj, PodGroup):
                 key = object_key(obj.metadata.namespace, obj.metadata.name)
-                pending = (obj.status.phase or "Pending") == "Pending"
-                if pending and self.cache.get(PODGROUP, key) is None:
-                    pending = False  # deleted
-                self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
+                deleted = self.cache.get(PODGROUP, key) is None
+                if deleted:
+                    self._observed.pop(key, None)
+                if now:
+                    pending = not deleted and (obj.status.phase or "Pending") == "Pending"
+                    self.waits.podgroup(key, pending=pending, observed=record.value.occurred_at)
         return bad
 
     def _observe_pod(self, pod: Pod, *, deleted: bool, observed: float, now: float) -> None:
@@ -167,11 +176,21 @@ class SchedulerState:
 
     def view(self) -> Snapshot:
         pods: list[Pod] = []
+        # An assumed pod is shown on its node as the same object from cycle to cycle while
+        # neither changes, so the session's snapshot memo knows it (see ``SnapshotMemo``).
+        shown, self._shown = self._shown, {}
         for key, pod in self.cache.items(POD):
             assumption = self.assumed.get(key)
             if assumption is not None and not pod.spec.nodeName:
-                spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
-                pod = msgspec.structs.replace(pod, spec=spec)
+                kept = shown.get(key)
+                if kept is not None and kept[0] is pod and kept[1] == assumption.node:
+                    self._shown[key] = kept
+                    pod = kept[2]
+                else:
+                    spec = msgspec.structs.replace(pod.spec, nodeName=assumption.node)
+                    on_node = msgspec.structs.replace(pod, spec=spec)
+                    self._shown[key] = (pod, assumption.node, on_node)
+                    pod = on_node
             pods.append(pod)
         cm = conf_configmap(self.cache)
         conf_text = cm.data.get(CONFIGMAP_KEY) if cm is not None else None
@@ -225,14 +244,20 @@ class SchedulerState:
                     **common,
                 )
             )
+        decided, self._decided = self._decided, {}
         for key, update in sorted(result.pod_groups.items()):
-            status = {
-                "phase": update.phase,
-                "conditions": msgspec.to_builtins(update.conditions),
-                **{c: getattr(update, c) for c in _COUNTERS},
-            }
-            digest = msgspec.json.encode(_comparable(status))
-            if self._observed_equal(key, status):
+            kept = decided.get(key)
+            if kept is None or kept[0] != update:
+                status: dict[str, Any] = {
+                    "phase": update.phase,
+                    "conditions": msgspec.to_builtins(update.conditions),
+                    **{c: getattr(update, c) for c in _COUNTERS},
+                }
+                comparable = _comparable(status)
+                kept = (update, status, comparable, msgspec.json.encode(comparable))
+            self._decided[key] = kept
+            _, status, comparable, digest = kept
+            if self._observed_equal(key, comparable):
                 self.published[key] = (digest, now)
                 continue
             last = self.published.get(key)
@@ -293,16 +318,20 @@ class SchedulerState:
         self.pod_conditions = sent  # pods no longer waiting are forgotten
         return out
 
-    def _observed_equal(self, key: str, status: dict[str, Any]) -> bool:
+    def _observed_equal(self, key: str, comparable: dict[str, Any]) -> bool:
+        """Whether the cached PodGroup shows this status (``_comparable`` form)."""
         pg = self.cache.get(PODGROUP, key)
         if not isinstance(pg, PodGroup):
             return False
-        observed = {
-            "phase": pg.status.phase,
-            "conditions": msgspec.to_builtins(pg.status.conditions),
-            **{c: getattr(pg.status, c) for c in _COUNTERS},
-        }
-        return _comparable(observed) == _comparable(status)
+        kept = self._observed.get(key)
+        if kept is None or kept[0] is not pg:
+            observed = {
+                "phase": pg.status.phase,
+                "conditions": msgspec.to_builtins(pg.status.conditions),
+                **{c: getattr(pg.status, c) for c in _COUNTERS},
+            }
+            kept = self._observed[key] = (pg, _comparable(observed))
+        return kept[1] == comparable
 
 
 _COUNTERS = ("running", "succeeded", "failed")

@@ -307,6 +307,14 @@ class KubeClient:
         ns = namespace or (obj.get("metadata") or {}).get("namespace")
         return await self._json("POST", rt.collection_path(ns), body=obj)
 
+    async def create_unread(
+        self, rt: ResourceType, obj: Json, namespace: str | None = None
+    ) -> None:
+        """``create`` for a caller that does not read the created object back: the response
+        is not decoded (a pod's is a few kilobytes of JSON, and a burst creates thousands)."""
+        ns = namespace or (obj.get("metadata") or {}).get("namespace")
+        await self._send("POST", rt.collection_path(ns), body=obj)
+
     async def replace(self, rt: ResourceType, obj: Json, *, subresource: str = "") -> Json:
         meta = obj.get("metadata") or {}
         path = rt.object_path(meta["name"], meta.get("namespace"), subresource)

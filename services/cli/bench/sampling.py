@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import gc
 import os
 import runpy
 import signal
@@ -42,6 +43,9 @@ class Sampler:
         self.exclusive: collections.Counter[str] = collections.Counter()
         self.paths: collections.Counter[tuple[str, ...]] = collections.Counter()
         self._stop = threading.Event()
+        # Generation → (collections, CPU seconds) of the cyclic garbage collector.
+        self.collections: dict[int, tuple[int, float]] = {}
+        self._collecting_since = 0.0
 
     def start(self) -> None:
         """Sample every ``interval`` s of wall time from a thread."""
@@ -53,8 +57,24 @@ class Sampler:
         signal.signal(signal.SIGPROF, self._on_signal)
         signal.setitimer(signal.ITIMER_PROF, self.interval, self.interval)
 
+    def watch_collector(self) -> None:
+        """Time the cyclic garbage collector too: its passes run inside whatever function
+        allocated when a threshold tripped, so samples alone charge them to that function."""
+        gc.callbacks.append(self._on_collection)
+
+    def _on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._collecting_since = time.process_time()
+            return
+        generation = info.get("generation", 0)
+        spent = time.process_time() - self._collecting_since
+        self.collections[generation] = self.collections.get(generation, (0, 0.0))
+        count, seconds = self.collections[generation]
+        self.collections[generation] = (count + 1, seconds + spent)
+
     def reset(self) -> None:
         self.samples = 0
+        self.collections.clear()
         self.inclusive.clear()
         self.exclusive.clear()
         self.paths.clear()
@@ -94,6 +114,14 @@ class Sampler:
             f"pid {os.getpid()}: {self.samples} samples every {self.interval * 1000:g} ms"
             f" of {self.clock} time"
         ]
+        if self.collections:
+            lines.append(
+                "gc: "
+                + ", ".join(
+                    f"gen{gen} {count} x = {seconds:.3f} s"
+                    for gen, (count, seconds) in sorted(self.collections.items())
+                )
+            )
         for title, counter in (("exclusive", self.exclusive), ("inclusive", self.inclusive)):
             lines.append(f"--- {title}")
             for name, count in counter.most_common(limit):
@@ -116,6 +144,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit("usage: python -m services.cli.bench.sampling OUT MODULE [ARGS...]")
     out, module, *args = argv
     sampler = Sampler(threading.get_ident())
+    sampler.watch_collector()
     started = time.monotonic()
 
     def reset(signum: int, frame: FrameType | None) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 
+import msgspec
+
 from services.jobcontroller.volcanojob.plugins import Plugin
 from services.jobcontroller.volcanojob.spec import JobView, Task
 from shared.models import Json, PodSpec, convert
@@ -107,8 +109,23 @@ def build_pod(
     return pod
 
 
+# A task template's pod requests by the template's pod spec as JSON: every sync of a job works
+# out its PodGroup's minResources, and reading a template into a PodSpec was most of that
+# (a few templates serve many jobs). Only specs that read cleanly are kept; kept is bounded.
+_REQUESTS_KEPT = 1024
+_requests_by_spec: dict[bytes, Resources] = {}
+
+
 def _task_requests(task: Task) -> Resources:
-    return spec_requests(convert(task.pod_spec(), PodSpec, document=f"task {task.name}"))
+    spec = task.pod_spec()
+    key = msgspec.json.encode(spec)
+    found = _requests_by_spec.get(key)
+    if found is None:
+        found = spec_requests(convert(spec, PodSpec, document=f"task {task.name}"))
+        if len(_requests_by_spec) >= _REQUESTS_KEPT:
+            _requests_by_spec.clear()
+        _requests_by_spec[key] = found
+    return found
 
 
 def min_resources(job: JobView) -> Resources:

@@ -144,6 +144,8 @@ def _choose_action(sync: _Sync, commands: list[Command]) -> str:
         if len(mine) > 1:
             sync.actions.requeue_after = 0.0  # one Command per sync, as Volcano's queue does
         return _announce(sync, command.action)
+    if not sync.job.policies and not any(task.policies for task in sync.job.tasks):
+        return SYNC_JOB  # no policy can match an event: ``decide`` would say SyncJob, no wait
     events = derive_events(
         sync.job,
         pods_by_task(sync.pods),

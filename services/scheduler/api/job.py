@@ -27,6 +27,7 @@ class JobInfo:
     """Tasks by key plus per-status counts, so readiness checks are O(1)."""
 
     __slots__ = (
+        "allocated_sum",
         "counts",
         "created",
         "fit_errors",
@@ -43,6 +44,7 @@ class JobInfo:
         "priority",
         "queue",
         "reasons",
+        "role_status",
         "tasks",
     )
 
@@ -63,6 +65,11 @@ class JobInfo:
         self.created = meta.creationTimestamp or ""
         self.tasks: dict[str, TaskInfo] = {}
         self.counts = [0] * len(TaskStatus)
+        # The quota plugins' sum of the allocated tasks' requests, until a task changes: three
+        # plugins ask for it per job at session open (see ``quota.job_allocated``).
+        self.allocated_sum: FloatVec | None = None
+        # Per task role, its tasks per status: the gang checks ask per role at every step.
+        self.role_status: dict[str, list[int]] = {}
         self.pending_best_effort = 0
         # Why this job is not (fully) placed: per-task node histograms and per-plugin verdicts.
         self.fit_errors: dict[str, FitErrors] = {}
@@ -73,13 +80,22 @@ class JobInfo:
 
     def add_task(self, task: TaskInfo) -> None:
         self.tasks[task.key] = task
+        self.allocated_sum = None
         self.counts[task.status] += 1
+        by_status = self.role_status.get(task.role)
+        if by_status is None:
+            by_status = self.role_status[task.role] = [0] * len(TaskStatus)
+        by_status[task.status] += 1
         if task.best_effort and task.status is TaskStatus.PENDING:
             self.pending_best_effort += 1
 
     def set_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        self.allocated_sum = None
         self.counts[task.status] -= 1
         self.counts[status] += 1
+        by_status = self.role_status[task.role]
+        by_status[task.status] -= 1
+        by_status[status] += 1
         if task.best_effort:
             was = task.status is _PENDING
             self.pending_best_effort += (status is _PENDING) - was
@@ -114,10 +130,12 @@ class JobInfo:
         return (t for t in self.tasks.values() if t.status is _PENDING)
 
     def role_counts(self, statuses: frozenset[TaskStatus]) -> dict[str, int]:
+        """Tasks in ``statuses`` per role (roles with none are left out)."""
         counts: dict[str, int] = {}
-        for task in self.tasks.values():
-            if task.status in statuses:
-                counts[task.role] = counts.get(task.role, 0) + 1
+        for role, by_status in self.role_status.items():
+            n = sum(map(by_status.__getitem__, statuses))
+            if n:
+                counts[role] = n
         return counts
 
     def fit_failed_roles(self) -> set[str]:

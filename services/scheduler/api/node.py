@@ -37,12 +37,30 @@ def _ready(node: Node) -> bool:
     return True
 
 
+def class_signature(node: Node) -> bytes:
+    """What decides a node's class: nodes of equal signatures share their static verdicts."""
+    return msgspec.json.encode(
+        (
+            sorted(node.metadata.labels.items()),
+            tuple(node.spec.taints),
+            node.spec.unschedulable,
+            _ready(node),
+        )
+    )
+
+
 class NodeTable:
     """Resource rows, node classes and the tasks on each node."""
 
     def __init__(
-        self, nodes: Sequence[Node], allocatable: Sequence[IntVec], space: ResourceSpace
+        self,
+        nodes: Sequence[Node],
+        allocatable: Sequence[IntVec],
+        space: ResourceSpace,
+        *,
+        signatures: Sequence[bytes] | None = None,
     ) -> None:
+        """``signatures``: each node's ``class_signature``, when the caller kept them."""
         self.space = space
         self.names: list[str] = [n.metadata.name for n in nodes]
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
@@ -65,19 +83,19 @@ class NodeTable:
         classes: dict[bytes, int] = {}
         self.classes: list[NodeClass] = []
         members = []
-        for node in nodes:
-            cls = NodeClass(
-                labels=dict(node.metadata.labels),
-                taints=tuple(node.spec.taints),
-                unschedulable=node.spec.unschedulable,
-                ready=_ready(node),
-            )
-            signature = msgspec.json.encode(
-                (sorted(cls.labels.items()), cls.taints, cls.unschedulable, cls.ready)
-            )
+        if signatures is None:
+            signatures = [class_signature(node) for node in nodes]
+        for node, signature in zip(nodes, signatures, strict=True):
             if signature not in classes:
                 classes[signature] = len(self.classes)
-                self.classes.append(cls)
+                self.classes.append(
+                    NodeClass(
+                        labels=dict(node.metadata.labels),
+                        taints=tuple(node.spec.taints),
+                        unschedulable=node.spec.unschedulable,
+                        ready=_ready(node),
+                    )
+                )
             members.append(classes[signature])
         self.class_of: npt.NDArray[np.int32] = np.array(members, dtype=np.int32)
         self.labels: list[dict[str, str]] = [self.classes[c].labels for c in members]
@@ -109,36 +127,37 @@ class NodeTable:
         self.changes.append(row)
 
     def add_all(self, placed: Sequence[tuple[int, TaskInfo]]) -> None:
-        """``add`` for many tasks at once (a session's snapshot): the same sums, one array
-        operation per matrix instead of three per task."""
+        """``add`` for many tasks at once (a session's snapshot): the same sums, added per
+        distinct request vector and status kind (tasks of equal requests share their vector)
+        as that vector times its tasks per row, instead of three row updates per task."""
         if not placed:
             return
-        width = self.used.shape[1]
-        rows = np.fromiter((row for row, _ in placed), dtype=np.intp, count=len(placed))
-        reqs = np.array([task.request for _, task in placed], dtype=np.int64).reshape(-1, width)
-        status = [task.status for _, task in placed]
-        pipelined = np.fromiter(
-            (s is TaskStatus.PIPELINED for s in status), dtype=bool, count=len(status)
-        )
-        releasing = np.fromiter(
-            (s is TaskStatus.RELEASING for s in status), dtype=bool, count=len(status)
-        )
-        held = ~pipelined  # counted in used and idle: RELEASING and every other status
-        settled = held & ~releasing  # counted in future
-        for matrix, mask, sign in (
-            (self.pipelined, pipelined, 1),
-            (self.future, pipelined, -1),
-            (self.used, held, 1),
-            (self.idle, held, -1),
-            (self.releasing, releasing, 1),
-            (self.future, settled, -1),
-        ):
-            if mask.any():
-                np.add.at(matrix, rows[mask], sign * reqs[mask])
+        groups: dict[tuple[int, int], tuple[IntVec, list[int]]] = {}
+        tasks = self.tasks
         for row, task in placed:
-            self.tasks[row][task.key] = task
+            status = task.status
+            kind = 0 if status is _PIPELINED else 1 if status is _RELEASING else 2
+            found = groups.get((id(task.request), kind))
+            if found is None:
+                found = groups[id(task.request), kind] = (task.request, [])
+            found[1].append(row)
+            tasks[row][task.key] = task
             task.node = row
-        self.changes.extend(rows.tolist())
+        rows_total = len(self.names)
+        for (_, kind), (request, rows) in groups.items():
+            per_row = np.bincount(rows, minlength=rows_total).astype(np.int64)
+            delta = np.outer(per_row, request)
+            if kind == 0:  # pipelined: future only
+                self.pipelined += delta
+                self.future -= delta
+            else:  # held: used and idle; releasing also counts as releasing, not in future
+                self.used += delta
+                self.idle -= delta
+                if kind == 1:
+                    self.releasing += delta
+                else:
+                    self.future -= delta
+        self.changes.extend(row for row, _ in placed)
 
     def remove(self, row: int, task: TaskInfo) -> None:
         req = task.request

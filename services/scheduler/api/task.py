@@ -113,6 +113,9 @@ def pod_index(name: str) -> int:
     return int(last) if last.isdigit() else -1
 
 
+_new_task = object.__new__
+
+
 class TaskInfo:
     """One pod: its request vector, priority, status and (when placed) node row."""
 
@@ -181,6 +184,20 @@ class TaskInfo:
         self.index = pod_index(meta.name)
         # Position in the job's pending order, assigned once per session.
         self.order = 0
+
+    def renewed(self, status: TaskStatus, shape: bytes) -> TaskInfo:
+        """This pod's task as a new session first sees it: unplaced, with the ``status`` and
+        placement ``shape`` it was made with (a session changes a task's status, node, order
+        and shape, and nothing else of it). What a snapshot memo hands the next session, so
+        no session sees another's changes and none pays for reading the pod again."""
+        new = _new_task(TaskInfo)
+        new.pod, new.name, new.namespace, new.key = self.pod, self.name, self.namespace, self.key
+        new.job, new.role, new.request, new.qreq = self.job, self.role, self.request, self.qreq
+        new.best_effort, new.priority, new.status = self.best_effort, self.priority, status
+        new.node, new.created, new.order = -1, self.created, 0
+        new._preemptable, new._critical = self._preemptable, self._critical
+        new.revocable_zone, new.shape, new.index = self.revocable_zone, shape, self.index
+        return new
 
     @property
     def preemptable(self) -> bool:

@@ -65,6 +65,14 @@ class Session:
             else None
         )
 
+    def close(self) -> None:
+        """Drop the plugins and their callbacks: each plugin holds the session, so the session
+        and its whole cluster would otherwise wait for the cyclic collector (after a large
+        session, a gen-0 collection walking every task) instead of going when the caller
+        lets go of them."""
+        self.plugins = []
+        self.points = ExtensionPoints()
+
     def seal(self) -> None:
         """Resolve which callbacks are on, per tier, once every plugin has registered."""
         self.points.seal(self.tiers)

@@ -151,7 +151,7 @@ class PredicatesPlugin(BasePlugin):
         return status
 
     def _track(self, task: TaskInfo) -> None:
-        if _required(task.pod, anti=True):
+        if task.pod.spec.affinity is not None and _required(task.pod, anti=True):
             self.holders[task.key] = task
 
     def _untrack(self, task: TaskInfo) -> None:

@@ -57,11 +57,16 @@ def total_resource(ssn: Session) -> FloatVec:
 
 
 def job_allocated(job: JobInfo) -> FloatVec:
-    total = np.zeros(0)
-    for task in job.tasks.values():
-        if task.status in ALLOCATED_STATUSES:
-            total = task.qreq.copy() if not len(total) else total + task.qreq
-    return total
+    """The allocated tasks' requests summed in task order (an empty vector: none), a fresh
+    array each call; the sum is kept on the job until one of its tasks changes."""
+    total = job.allocated_sum
+    if total is None:
+        total = np.zeros(0)
+        for task in job.tasks.values():
+            if task.status in ALLOCATED_STATUSES:
+                total = task.qreq.copy() if not len(total) else total + task.qreq
+        job.allocated_sum = total
+    return total.copy()
 
 
 def account_job(attr: QueueAttr, job: JobInfo) -> None:
@@ -72,12 +77,14 @@ def account_job(attr: QueueAttr, job: JobInfo) -> None:
             if task.status is _PENDING:
                 attr.request += task.qreq
         return
-    allocated = np.zeros_like(attr.allocated)
-    for task in job.tasks.values():
-        if task.status in ALLOCATED_STATUSES:
-            allocated += task.qreq
-        elif task.status is TaskStatus.PENDING:
-            attr.request += task.qreq
+    # The same sums as adding each allocated task to zeros, in task order.
+    allocated = job_allocated(job)
+    if not len(allocated):
+        allocated = np.zeros_like(attr.allocated)
+    if job.counts[TaskStatus.PENDING]:
+        for task in job.tasks.values():
+            if task.status is TaskStatus.PENDING:
+                attr.request += task.qreq
     attr.allocated += allocated
     attr.request += allocated
     minimum = job.min_resources

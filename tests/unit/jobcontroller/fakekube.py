@@ -91,6 +91,11 @@ class FakeKube:
         obj.setdefault("kind", rt.kind)
         return self._store(obj, ObjectAdded)
 
+    async def create_unread(
+        self, rt: ResourceType, obj: Json, namespace: str | None = None
+    ) -> None:
+        await self.create(rt, obj, namespace)
+
     async def patch(
         self,
         rt: ResourceType,

@@ -10,6 +10,9 @@ import pytest
 
 from services.jobcontroller.core import Observed
 from services.jobcontroller.volcanojob import reconcile
+from services.jobcontroller.volcanojob.objects import min_resources
+from services.jobcontroller.volcanojob.spec import job_view
+from shared.errors import QuantityError, UserError
 from shared.models import Json, VolcanoJob, convert, load_manifests, of_kind
 from shared.models.volcano import VolcanoJobStatus
 from tests.unit.jobcontroller.statusjson import status_json
@@ -245,3 +248,23 @@ def test_partition_policy_becomes_the_podgroups_sub_group_policy() -> None:
     }
     (patch,) = [p for p in actions.patch if p.kind == "PodGroup"]
     assert patch.patch["spec"]["subGroupPolicy"] == [policy]
+
+
+@pytest.mark.parametrize(
+    ("cpus", "expected"),
+    [(("1", "1"), ["3", "3"]), (("1", "2"), ["3", "6"]), (("2", "1"), ["6", "3"])],
+    ids=["same-template-twice", "changed-request", "changed-back"],
+)
+def test_min_resources_follow_each_template(cpus: tuple[str, str], expected: list[str]) -> None:
+    """Requests are remembered per template spec, so a job whose template changed gets the
+    new template's requests, never the last job's."""
+
+    got = [min_resources(job_view(vcjob(cpu=cpu))).to_list()["cpu"] for cpu in cpus]
+    assert got == expected
+
+
+def test_an_unreadable_template_is_refused_after_a_readable_one() -> None:
+
+    min_resources(job_view(vcjob(cpu="1")))
+    with pytest.raises((UserError, QuantityError)):
+        min_resources(job_view(vcjob(cpu="lots")))

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.scheduler.api import NodeTable, ResourceSpace, TaskInfo
+from services.scheduler.api.resources import IntVec
 from services.scheduler.api.task import TaskStatus
 from tests.unit.scheduler.builders import node, pod
 
@@ -21,7 +22,9 @@ def table(rows: int, space: ResourceSpace) -> NodeTable:
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(
-        st.tuples(st.integers(0, 3), st.integers(0, 8000), st.sampled_from(STATUSES)),
+        st.tuples(
+            st.integers(0, 3), st.sampled_from([0, 250, 1000, 8000]), st.sampled_from(STATUSES)
+        ),
         max_size=20,
     )
 )
@@ -30,9 +33,11 @@ def test_add_all_equals_add_one_by_one(placed: list[tuple[int, int, TaskStatus]]
     one, bulk = table(4, space), table(4, space)
     pairs_one: list[tuple[int, TaskInfo]] = []
     pairs_bulk: list[tuple[int, TaskInfo]] = []
+    # Tasks of equal requests share one vector, as a snapshot's do (``add_all`` groups by it).
+    shared: dict[int, IntVec] = {}
     for i, (row, cpu, status) in enumerate(placed):
         for pairs in (pairs_one, pairs_bulk):
-            request = space.vector({"cpu": cpu, "pods": 1000})
+            request = shared.setdefault(cpu, space.vector({"cpu": cpu, "pods": 1000}))
             task = TaskInfo(
                 pod=pod(f"p{i}", "g"), job="g", request=request, pods_column=2, priority=0
             )
