@@ -33,6 +33,7 @@ from services.kubesim.http_messages import (
     Stream,
     parse_head,
 )
+from shared.kube.chunked import ChunkedBody, ChunkedError
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
@@ -95,7 +96,7 @@ class _Connection(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._buffer = bytearray()
         self._head: Head | None = None
-        self._chunks: list[bytes] = []
+        self._chunks = ChunkedBody(max_size=MAX_BODY)
         self._continued = False
         self._busy = False
         self._keep_alive = True
@@ -318,7 +319,7 @@ class _Connection(asyncio.Protocol):
                 self._transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
             return None
         self._head = None
-        self._chunks = []
+        self._chunks.reset()
         self._continued = False
         return Request(head.method, head.target, head.headers, body, self._stream)
 
@@ -328,31 +329,12 @@ class _Connection(asyncio.Protocol):
         return head
 
     def _read_chunks(self) -> bytes | None:
-        buffer = self._buffer
-        while True:
-            end = buffer.find(b"\r\n")
-            if end < 0:
-                return None
-            try:
-                size = int(bytes(buffer[:end]).split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise BadRequest("invalid chunk size") from None
-            if size == 0:  # the last chunk, optional trailer lines, an empty line
-                if buffer[end + 2 : end + 4] == b"\r\n":
-                    done = end + 4
-                else:
-                    trailers = buffer.find(b"\r\n\r\n", end + 2)
-                    if trailers < 0:
-                        return None
-                    done = trailers + 4
-                del buffer[:done]
-                return b"".join(self._chunks)
-            if len(buffer) < end + 2 + size + 2:
-                return None
-            self._chunks.append(bytes(buffer[end + 2 : end + 2 + size]))
-            del buffer[: end + 2 + size + 2]
-            if sum(map(len, self._chunks)) > MAX_BODY:
-                raise BadRequest("request body too large", 413)
+        try:
+            return self._chunks.read(self._buffer)
+        except ChunkedError as exc:
+            if exc.too_large:
+                raise BadRequest("request body too large", 413) from None
+            raise BadRequest(str(exc)) from None
 
 
 def _internal_error() -> Response:

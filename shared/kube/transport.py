@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 import aiohttp
 from kubernetes_asyncio import client as k8s
 
+from shared.kube.chunked import ChunkedBody, ChunkedError
+
 _MAX_HEAD = 64 * 1024  # response status line and headers
 _MAX_BODY = 256 * 1024 * 1024
 
@@ -45,7 +47,7 @@ class _Connection(asyncio.Protocol):
         self.reusable = True
         self._buffer = bytearray()
         self._head: tuple[int, str, int, bool] | None = None  # status, reason, length, chunked
-        self._chunks: list[bytes] = []
+        self._chunks = ChunkedBody()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # A stream transport (uvloop's do not subclass asyncio.Transport, so no isinstance).
@@ -86,7 +88,7 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         self._buffer.clear()
         self._head = None
-        self._chunks = []
+        self._chunks.reset()
         self.waiter = asyncio.get_running_loop().create_future()
         self.transport.write(data)
         return self.waiter
@@ -149,30 +151,10 @@ class _Connection(asyncio.Protocol):
         return status, reason, length, chunked
 
     def _read_chunks(self) -> bytes | None:
-        buffer = self._buffer
-        while True:
-            end = buffer.find(b"\r\n")
-            if end < 0:
-                return None
-            size_text = bytes(buffer[:end]).split(b";", 1)[0].strip()
-            try:
-                size = int(size_text, 16)
-            except ValueError:
-                raise _bad("invalid chunk size") from None
-            if size == 0:  # last chunk, then optional trailer lines, then an empty line
-                if buffer[end + 2 : end + 4] == b"\r\n":
-                    done = end + 4
-                else:
-                    trailers = buffer.find(b"\r\n\r\n", end + 2)
-                    if trailers < 0:
-                        return None
-                    done = trailers + 4
-                del buffer[:done]
-                return b"".join(self._chunks)
-            if len(buffer) < end + 2 + size + 2:
-                return None
-            self._chunks.append(bytes(buffer[end + 2 : end + 2 + size]))
-            del buffer[: end + 2 + size + 2]
+        try:
+            return self._chunks.read(self._buffer)
+        except ChunkedError as exc:
+            raise _bad(str(exc)) from None
 
 
 def _bad(message: str) -> aiohttp.ClientPayloadError:
