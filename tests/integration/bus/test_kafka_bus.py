@@ -85,6 +85,20 @@ async def eventually(condition: Callable[[], bool], timeout_s: float = 20) -> No
         await asyncio.sleep(0.02)
 
 
+async def recreate(bus: KafkaBus, bootstrap: str, topic: str) -> None:
+    """Delete ``topic`` under the bus's readers and create it again, empty, with 1 partition."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.delete_topics([topic])
+    finally:
+        await admin.close()
+    await asyncio.sleep(0.5)
+    await bus.create_topics([topic], partitions=1)
+
+
 async def consume(
     bus: KafkaBus, topic: str, group: str, collector: Collector, **kw: object
 ) -> None:
@@ -255,7 +269,6 @@ async def test_a_topic_deleted_under_a_reader_is_reported_and_its_new_records_re
 ) -> None:
     # Kafka readers stay parked past the end of a deleted-and-recreated topic and never see
     # its new records; the bus moves them to the new beginning and reports the partition.
-    from aiokafka.admin import AIOKafkaAdminClient
 
     topic = kafka_names.topic(f"deleted-{reader}")
     async with KafkaBus(settings=settings(kafka_bootstrap, kafka_names)) as bus:
@@ -277,14 +290,7 @@ async def test_a_topic_deleted_under_a_reader_is_reported_and_its_new_records_re
             )
         await eventually(lambda: len(collector.seen) >= 10)
         assert len(collector.seen) == 10 and bus.take_truncated() == set()
-        admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-        await admin.start()
-        try:
-            await admin.delete_topics([topic])
-        finally:
-            await admin.close()
-        await asyncio.sleep(0.5)
-        await bus.create_topics([topic], partitions=1)
+        await recreate(bus, kafka_bootstrap, topic)
         await bus.produce_many(topic, pings(keys=1, per_key=3, start=100))
         await eventually(lambda: len(collector.seen) >= 13)
         truncated = bus.take_truncated()
@@ -301,7 +307,6 @@ async def test_a_kept_reader_reads_each_time_from_the_beginning_and_fetches_noth
     # log as it is now (more records, or a shorter log after a loss), and between reads its
     # partitions are paused, so it parks no fetch on the broker.
     from aiokafka import TopicPartition as KafkaTopicPartition
-    from aiokafka.admin import AIOKafkaAdminClient
 
     topic = kafka_names.topic("kept")
 
@@ -320,14 +325,7 @@ async def test_a_kept_reader_reads_each_time_from_the_beginning_and_fetches_noth
         await bus.produce_many(topic, pings(keys=1, per_key=2, start=3))
         assert await seqs() == [0, 1, 2, 3, 4]
         assert await seqs() == [0, 1, 2, 3, 4]
-        admin = AIOKafkaAdminClient(bootstrap_servers=kafka_bootstrap)
-        await admin.start()
-        try:
-            await admin.delete_topics([topic])
-        finally:
-            await admin.close()
-        await asyncio.sleep(0.5)
-        await bus.create_topics([topic], partitions=1)
+        await recreate(bus, kafka_bootstrap, topic)
         await bus.produce_many(topic, pings(keys=1, per_key=1, start=100))
         assert await asyncio.wait_for(seqs(), 10) == [100]
         assert bus._readers[(topic,)].consumer is reader, "one reader all along"

@@ -58,14 +58,18 @@ async def test_no_cycles_at_rest_and_one_per_period_while_a_pod_waits() -> None:
         await asyncio.wait_for(running, 5)
 
 
-async def test_busy_fraction_leaves_a_rest_after_each_cycle() -> None:
+async def cycles_under_changes(admission_seconds: float) -> int:
+    """Cycles a scheduler with busy_fraction 0.25 and 20 ms cycles (``admission_seconds`` of
+    each spent in Kueue admission) runs while a change arrives every 10 ms for 0.4 s."""
     bus = MemoryBus(partitions=1)
     service = scheduler(bus, busy_fraction=0.25)
     slow = service.run_cycle
 
     async def cycle_of_20ms() -> list[Envelope]:
         await asyncio.sleep(0.02)
-        return list(await slow())
+        envelopes = list(await slow())
+        service.admission_seconds = admission_seconds
+        return envelopes
 
     service.run_cycle = cycle_of_20ms  # type: ignore[method-assign]
     await bus.create_topics(service.state_topics())
@@ -77,38 +81,19 @@ async def test_busy_fraction_leaves_a_rest_after_each_cycle() -> None:
         for _ in range(40):  # a change every 10 ms
             service.changed.set()
             await asyncio.sleep(0.01)
-        # Each 20 ms cycle is followed by a 60 ms rest: about 5 cycles in 0.4 s, not 20.
-        assert 2 <= service.cycle - start <= 8
+        return service.cycle - start
     finally:
         stopping.set()
         await asyncio.wait_for(running, 5)
+
+
+async def test_busy_fraction_leaves_a_rest_after_each_cycle() -> None:
+    # Each 20 ms cycle is followed by a 60 ms rest: about 5 cycles in 0.4 s, not 20.
+    assert 2 <= await cycles_under_changes(admission_seconds=0.0) <= 8
 
 
 async def test_kueue_admission_earns_no_rest() -> None:
     """A cycle spent in Kueue admission is followed by the next at once: each waiting
     workload waits on the loop finished -> admitted, which a rest would lengthen."""
-    bus = MemoryBus(partitions=1)
-    service = scheduler(bus, busy_fraction=0.25)
-    slow = service.run_cycle
-
-    async def cycle_of_20ms_admitting() -> list[Envelope]:
-        await asyncio.sleep(0.02)
-        envelopes = list(await slow())
-        service.admission_seconds = 0.02
-        return envelopes
-
-    service.run_cycle = cycle_of_20ms_admitting  # type: ignore[method-assign]
-    await bus.create_topics(service.state_topics())
-    stopping = asyncio.Event()
-    running = asyncio.create_task(service.run(stopping))
-    try:
-        await asyncio.sleep(0.1)
-        start = service.cycle
-        for _ in range(40):  # a change every 10 ms
-            service.changed.set()
-            await asyncio.sleep(0.01)
-        # No 60 ms rests: a cycle every 20-30 ms, not about 5 in 0.4 s as above.
-        assert service.cycle - start >= 10
-    finally:
-        stopping.set()
-        await asyncio.wait_for(running, 5)
+    # No 60 ms rests: a cycle every 20-30 ms, not about 5 in 0.4 s as above.
+    assert await cycles_under_changes(admission_seconds=0.02) >= 10
