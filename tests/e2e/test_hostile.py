@@ -265,7 +265,11 @@ async def test_a_state_topic_deleted_under_the_services_is_survived(
     started = time.monotonic()
     await run_normal_job(kube, observer, namespace, "after-topic-loss")
     RECOVERY[f"topic {topic} deleted: a new job completed"] = time.monotonic() - started
-    assert log_lines(stack, "jobcontroller", "partition restarted below our position")
+    # The job may complete before the reader's once-a-second check has seen the loss.
+    async def loss_noticed() -> bool:
+        return bool(log_lines(stack, "jobcontroller", "partition restarted below our position"))
+
+    await eventually(loss_noticed, timeout=30, what="the job controller to notice the loss")
 
     async def everyone_rebuilt() -> bool:
         rebuilt = [log_lines(stack, name, REBUILDING) for name in stack.services]
