@@ -265,6 +265,7 @@ async def test_a_state_topic_deleted_under_the_services_is_survived(
     started = time.monotonic()
     await run_normal_job(kube, observer, namespace, "after-topic-loss")
     RECOVERY[f"topic {topic} deleted: a new job completed"] = time.monotonic() - started
+
     # The job may complete before the reader's once-a-second check has seen the loss.
     async def loss_noticed() -> bool:
         return bool(log_lines(stack, "jobcontroller", "partition restarted below our position"))
