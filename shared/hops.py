@@ -41,6 +41,11 @@ BIND_OBSERVED: Final = "bind_observed"
 """scheduler: the binder's bind call returned → the bound pod seen on the state topic."""
 ENTERED_TO_BOUND: Final = "entered_to_bound"
 """binder: a pending pod observed by the watcher → its binding written."""
+KUEUE_DECISION: Final = "kueue_decision"
+"""scheduler: a Kueue Workload's record observed by the watcher → the admission run that first
+saw it published its decisions (the broker crossing, the wait for a run and the run)."""
+KUEUE_STATUS_PATCH: Final = "kueue_status_patch"
+"""binder: a Kueue status decided → its patch written."""
 
 HOPS: Final = (
     WATCHER_PUBLISH,
@@ -53,8 +58,10 @@ HOPS: Final = (
     BIND_CALL,
     BIND_OBSERVED,
     ENTERED_TO_BOUND,
+    KUEUE_DECISION,
+    KUEUE_STATUS_PATCH,
 )
-"""In the order a Volcano Job's pods meet them."""
+"""In the order a Volcano Job's pods meet them, then a Kueue Workload's."""
 
 # Fine enough to read a p50 and a p99 from: about 1.6x apart, 1 ms to 2 min.
 BUCKETS: Final = (

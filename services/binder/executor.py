@@ -38,7 +38,13 @@ from shared.events import (
     PodUnschedulableDecided,
     WarningDecided,
 )
-from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, ENTERED_TO_BOUND, HopMetrics
+from shared.hops import (
+    BIND_CALL,
+    BINDER_STATUS_PATCH,
+    ENTERED_TO_BOUND,
+    KUEUE_STATUS_PATCH,
+    HopMetrics,
+)
 from shared.kube import ApiError, KubeClient
 from shared.kube.errors import CALL_ERRORS, TRANSIENT_STATUS, is_transient
 from shared.kube.events import event_manifest
@@ -112,6 +118,7 @@ class Executor:
                 return None
             if isinstance(decision, KueueStatusDecided):
                 await kueue.write_status(self._kube, decision, self._normal_event)
+                self._timed(decision, KUEUE_STATUS_PATCH)
                 return None
         except CALL_ERRORS as exc:
             if is_transient(exc):

@@ -20,7 +20,7 @@ from services.binder.executor import Executor, execute_all, superseded
 from services.binder.fencing import EpochFence
 from shared.bus import Bus, Outgoing, Record
 from shared.events import Decision, Envelope, decision_decoder, encode
-from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, HopMetrics
+from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, KUEUE_STATUS_PATCH, HopMetrics
 from shared.kube import KubeClient
 from shared.service import ServiceShell
 
@@ -47,7 +47,7 @@ async def run_binder(
     fence = EpochFence(producer=shell.service)
     hops = HopMetrics(shell.registry)
     executing = [0]  # decisions of the batch in hand: the binder's queue depth
-    for hop in (BIND_CALL, BINDER_STATUS_PATCH):
+    for hop in (BIND_CALL, BINDER_STATUS_PATCH, KUEUE_STATUS_PATCH):
         hops.depth(hop, lambda: float(executing[0]))
     executor = Executor(
         kube, producer=shell.service, fence=fence, post_events=settings.post_events, hops=hops

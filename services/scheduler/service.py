@@ -42,6 +42,7 @@ from shared.events import (
     CycleRecorded,
     Envelope,
     KueueStatusDecided,
+    ObjectEvent,
     PodBindDecided,
     PodEvictDecided,
     PodGroupStatusDecided,
@@ -56,6 +57,7 @@ from shared.events import (
 from shared.hops import (
     BIND_DECISION,
     BIND_OBSERVED,
+    KUEUE_DECISION,
     PODGROUP_ENQUEUE_DECISION,
     SCHEDULING_CYCLE,
     HopMetrics,
@@ -238,6 +240,8 @@ class Scheduler:
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
         self.hops = HopMetrics(shell.registry)
+        self.workloads_seen: list[float] = []
+        """When the watcher observed each Workload record applied since the last run."""
         waits = self.state.waits
         self.hops.depth(PODGROUP_ENQUEUE_DECISION, lambda: float(len(waits.podgroups)))
         self.hops.depth(SCHEDULING_CYCLE, lambda: float(len(waits.pods)))
@@ -260,6 +264,12 @@ class Scheduler:
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
         await self.dead_letter(self.state.apply_state(records, now=time.time()))
+        if self.settings.kueue:
+            self.workloads_seen += [
+                r.value.occurred_at
+                for r in records
+                if isinstance(r.value, ObjectEvent) and r.value.kind == "Workload"
+            ]
         self.hops.durations(BIND_OBSERVED, self.state.waits.drain())
         self.changed.set()
 
@@ -375,6 +385,7 @@ class Scheduler:
             )
         )
         self.admission_seconds = 0.0
+        workloads_seen, self.workloads_seen = self.workloads_seen, []
         if self.settings.kueue and self.admission.has_work(self.state.cache):
             admitting = time.perf_counter()
             _, updates = self.admission.decide(self.state.cache, now)
@@ -385,6 +396,7 @@ class Scheduler:
             )
         await self.publish(envelopes)
         self.observe_hops(envelopes, began=began)
+        self.hops.observe_many(KUEUE_DECISION, workloads_seen, time.time())
         self.metrics.cycles.inc()
         self.metrics.session.observe(session_s)
         self.metrics.assumed.set(len(self.state.assumed))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
+from itertools import groupby
 
 from services.scheduler.api.status import Status
 from services.scheduler.kueue.fair_sharing import FairSharing, Nominee, fairest
@@ -145,7 +146,9 @@ class _Run:
             limit = None if max_cycles is None else max_cycles - cycles
             if self.fair_sharing is None:  # (verdicts are not kept under fair sharing)
                 queued = [q for q, _ in heads]
-                quiet, runs = quiet_cycles(queued, self.nominator.judged, limit)
+                quiet, runs = quiet_cycles(
+                    queued, self.nominator.judged, limit, self.nominator.shares
+                )
                 if quiet:
                     for queue, run in zip(queued, runs, strict=True):
                         self._pass(queue, run[:quiet])
@@ -189,25 +192,33 @@ class _Run:
 
     def _pass(self, queue: Queue, heads: list[Judged]) -> None:
         """Refuse the next ``heads`` of ``queue``, as the quiet cycles would (``_refuse``
-        for each, written out: this runs for every waiting workload in every run)."""
+        for each, written out: this runs for every waiting workload in every run, so each
+        run of heads sharing one judgement is written at once)."""
         pending, no_fit = self.result.pending, self.result.no_fit
         strict = queue.cq.strategy == STRICT_FIFO
         workloads = queue.workloads
-        for verdict, why in heads:
+        for _, group in groupby(heads, key=id):
+            alike = list(group)
+            verdict, why = alike[0]
             assert why is not None  # quiet_cycles saw it
-            key, assignment = workloads[queue.position].key, verdict[0]
-            no_fit.pop(key, None)
+            blocks = strict and not verdict[3]  # only its first: the StrictFIFO queue stops
+            count = 1 if blocks else len(alike)
+            keys = [w.key for w in workloads[queue.position : queue.position + count]]
+            assignment = verdict[0]
             if (
                 assignment is not None
                 and assignment.mode == Mode.NO_FIT
                 and assignment.no_fit_reason
             ):
-                no_fit[key] = assignment.no_fit_reason
-            pending[key] = why
-            if strict and not verdict[3]:
+                no_fit.update(dict.fromkeys(keys, assignment.no_fit_reason))
+            elif no_fit:
+                for key in keys:
+                    no_fit.pop(key, None)
+            pending.update(dict.fromkeys(keys, why))
+            if blocks:
                 queue.blocked_by = why
                 return  # a quiet run ends at the head that blocks its StrictFIFO queue
-            queue.position += 1
+            queue.position += count
 
     def _refuse(
         self,

@@ -94,14 +94,22 @@ class Nominator:
                 self.nominated[key] = judged
         return judged
 
-    def _equivalence(self, info: WorkloadInfo, cq: ClusterQueueState) -> tuple[object, ...] | None:
-        if self.fair_sharing is not None:
-            return None  # fair preemption weighs the shares: not worth the risk
+    def shares(self, cq: ClusterQueueState) -> bool:
+        """Whether the heads of ``cq`` with equal ``equivalence`` share one verdict (their
+        age is no part of it, and fair sharing is off)."""
+        return self.fair_sharing is None and not self._by_time(cq)
+
+    def _by_time(self, cq: ClusterQueueState) -> bool:
         by_time = self.by_time.get(cq.name)
         if by_time is None:
             policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
             by_time = self.by_time[cq.name] = LOWER_OR_NEWER_EQUAL_PRIORITY in policies
-        return (cq.name, info.timestamp if by_time else None, info.equivalence)
+        return by_time
+
+    def _equivalence(self, info: WorkloadInfo, cq: ClusterQueueState) -> tuple[object, ...] | None:
+        if self.fair_sharing is not None:
+            return None  # fair preemption weighs the shares: not worth the risk
+        return (cq.name, info.timestamp if self._by_time(cq) else None, info.equivalence)
 
     def _verdict(self, info: WorkloadInfo, cq: ClusterQueueState) -> Verdict:
         entry = Entry(info, cq)

@@ -34,6 +34,8 @@ Judged = tuple[Verdict, Status | None]
 """A verdict and its ``refusal``."""
 
 JudgedOf = Callable[[WorkloadInfo, ClusterQueueState], Judged]
+Shares = Callable[[ClusterQueueState], bool]
+"""Whether equal ``WorkloadInfo.equivalence`` in this queue means the same judgement."""
 
 UNASSIGNED = Status(
     code=Code.UNSCHEDULABLE, reason="Unassigned", message="no assignment", plugin=PLUGIN
@@ -79,11 +81,12 @@ def refusal(verdict: Verdict) -> Status | None:
 
 
 def quiet_cycles(
-    queues: Sequence[Queue], judged_of: JudgedOf, limit: int | None
+    queues: Sequence[Queue], judged_of: JudgedOf, limit: int | None, shares: Shares | None = None
 ) -> tuple[int, list[list[Judged]]]:
     """How many of the next cycles only refuse the heads of ``queues`` (those with a head),
     up to ``limit`` (0 when the next one may change something), and for each queue the
-    judgements of its next heads (at least that many)."""
+    judgements of its next heads (at least that many). ``shares``: a queue's workloads of
+    equal equivalence get the same judgement (so a run of them is judged once)."""
     for queue in queues:
         if judged_of(queue.workloads[queue.position], queue.cq)[1] is None:
             return 0, []
@@ -92,17 +95,23 @@ def quiet_cycles(
         most = min(most, limit)
     runs: list[list[Judged]] = []
     for queue in queues:
-        runs.append(_quiet_run(queue, judged_of, most))
+        runs.append(_quiet_run(queue, judged_of, most, shares is not None and shares(queue.cq)))
         most = min(most, len(runs[-1]))
     return most, runs
 
 
-def _quiet_run(queue: Queue, judged_of: JudgedOf, most: int) -> list[Judged]:
-    """The heads in a row, up to ``most``, that ``queue`` refuses from now, judged."""
+def _quiet_run(queue: Queue, judged_of: JudgedOf, most: int, shared: bool) -> list[Judged]:
+    """The heads in a row, up to ``most``, that ``queue`` refuses from now, judged (once
+    per run of equal equivalence when ``shared``: thousands alike wait behind quota)."""
     strict = queue.cq.strategy == STRICT_FIFO
     run: list[Judged] = []
+    last: object = None
     for info in queue.workloads[queue.position : queue.position + most]:
-        judged = judged_of(info, queue.cq)
+        if shared and run and info.equivalence == last:
+            judged = run[-1]
+        else:
+            judged = judged_of(info, queue.cq)
+            last = info.equivalence
         if judged[1] is None:
             return run
         run.append(judged)

@@ -11,6 +11,7 @@ import pytest
 
 from services.scheduler.kueue import AdmissionResult, admit
 from services.scheduler.kueue import cycle as kueue_cycle
+from services.scheduler.kueue.nomination import Nominator
 from shared.models import decode_object
 from tests.unit.scheduler.kueue_builders import (
     NOW,
@@ -188,3 +189,49 @@ def test_quiet_cycles_count_as_the_cycles_they_replace() -> None:
     assert result.cycles == 40
     assert not result.admitted and len(result.pending) == 40
     assert {s.reason for s in result.pending.values()} == {"InsufficientQuota"}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS.values(), ids=SCENARIOS.keys())
+def test_runs_of_equivalent_heads_judged_once_decide_as_each_judged(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quiet run judges a run of equivalent heads once (``Nominator.shares``); judging
+    each one decides the same, with at least as many judgements."""
+    docs = scenario()
+    calls: list[str] = []
+    judged = Nominator.judged
+
+    def counted(self: Any, info: Any, cq: Any) -> Any:
+        calls.append(info.key)
+        return judged(self, info, cq)
+
+    monkeypatch.setattr(Nominator, "judged", counted)
+    shared, shared_calls = _decide(docs, None), len(calls)
+    calls.clear()
+    monkeypatch.setattr(Nominator, "shares", lambda self, cq: False)
+    assert _decide(docs, None) == shared
+    assert shared_calls <= len(calls)
+
+
+def test_a_run_of_equivalent_heads_is_judged_once() -> None:
+    """40 equal workloads waiting behind quota: the quiet run judges the first of them only."""
+    docs = [
+        flavor("default"),
+        cluster_queue("a", {"default": quota("2")}),
+        local_queue("a", "a"),
+        workload("a-running", "1", queue="a", admitted=("a", "default")),
+        *_backlog("a", [("2", 0)] * 40),
+    ]
+    objects = [decode_object(d, document=f"doc {i}") for i, d in enumerate(docs)]
+    calls: list[str] = []
+    judged = Nominator.judged
+
+    def counted(self: Any, info: Any, cq: Any) -> Any:
+        calls.append(info.key)
+        return judged(self, info, cq)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Nominator, "judged", counted)
+        result = admit(objects, NOW)
+    assert len(result.pending) == 40 and result.cycles == 40
+    assert len(calls) <= 3, calls  # the head nominated, then one judgement for the run
