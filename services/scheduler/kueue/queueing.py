@@ -86,35 +86,55 @@ def quiet_cycles(
     """How many of the next cycles only refuse the heads of ``queues`` (those with a head),
     up to ``limit`` (0 when the next one may change something), and for each queue the
     judgements of its next heads (at least that many). ``shares``: a queue's workloads of
-    equal equivalence get the same judgement (so a run of them is judged once)."""
+    equal equivalence get the same judgement (so a run of them is judged once).
+
+    The queues are walked in step, to a bound that doubles, so that one queue's short run
+    is found before another's long one is walked: the quiet cycles end where the shortest
+    run ends, and a queue of thousands is walked only as far as the cycles go."""
     for queue in queues:
         if judged_of(queue.workloads[queue.position], queue.cq)[1] is None:
             return 0, []
     most = max(len(q.workloads) - q.position for q in queues)
     if limit is not None:
         most = min(most, limit)
-    runs: list[list[Judged]] = []
-    for queue in queues:
-        runs.append(_quiet_run(queue, judged_of, most, shares is not None and shares(queue.cq)))
-        most = min(most, len(runs[-1]))
-    return most, runs
+    runs: list[list[Judged]] = [[] for _ in queues]
+    ended = [False] * len(queues)
+    shared = [shares is not None and shares(q.cq) for q in queues]
+    bound = min(most, _FIRST_BOUND)
+    while True:
+        for i, queue in enumerate(queues):
+            if not ended[i] and len(runs[i]) < bound:
+                ended[i] = _quiet_run(queue, judged_of, runs[i], bound, shared[i])
+                if ended[i]:
+                    most = min(most, len(runs[i]))
+                    bound = min(bound, most)
+        if bound >= most:
+            return most, runs
+        bound = min(most, 2 * bound)
 
 
-def _quiet_run(queue: Queue, judged_of: JudgedOf, most: int, shared: bool) -> list[Judged]:
-    """The heads in a row, up to ``most``, that ``queue`` refuses from now, judged (once
-    per run of equal equivalence when ``shared``: thousands alike wait behind quota)."""
+_FIRST_BOUND = 32
+
+
+def _quiet_run(
+    queue: Queue, judged_of: JudgedOf, run: list[Judged], bound: int, shared: bool
+) -> bool:
+    """Extend ``run``, the heads in a row that ``queue`` refuses from now, judged, up to
+    ``bound`` of them (judged once per run of equal equivalence when ``shared``: thousands
+    alike wait behind quota); True when it ends before (or the queue does)."""
     strict = queue.cq.strategy == STRICT_FIFO
-    run: list[Judged] = []
-    last: object = None
-    for info in queue.workloads[queue.position : queue.position + most]:
+    workloads = queue.workloads
+    start = queue.position + len(run)
+    last: object = workloads[start - 1].equivalence if run else None
+    for info in workloads[start : queue.position + bound]:
         if shared and run and info.equivalence == last:
             judged = run[-1]
         else:
             judged = judged_of(info, queue.cq)
             last = info.equivalence
         if judged[1] is None:
-            return run
+            return True
         run.append(judged)
         if strict and not judged[0][3]:
-            return run  # its refusal blocks a StrictFIFO queue
-    return run
+            return True  # its refusal blocks a StrictFIFO queue
+    return queue.position + len(run) >= len(workloads)

@@ -121,6 +121,9 @@ def workload_statuses(
         result.pending,
         result.no_fit,
     )
+    # What each verdict shows (message, reason but a NoFit one), found once per verdict:
+    # the waiting workloads of a queue share a few.
+    shows: dict[int, tuple[str, str]] = {}
     for info in result.workloads:
         key = info.key
         if key not in admitted and key not in preempted:
@@ -128,14 +131,15 @@ def workload_statuses(
             # shows is a fact of the object, found once, not per run).
             why = pending.get(key)
             shown = info.shown_waiting
-            if (
-                why is not None
-                and shown is not None
-                and not info.has_quota_reservation
-                and shown[1] == why.message[:MAX_MESSAGE]
-                and shown[0] == (no_fit.get(key) or _PENDING_REASONS.get(why.reason, _WAITING))
-            ):
-                continue
+            if why is not None and shown is not None and not info.has_quota_reservation:
+                expected = shows.get(id(why))
+                if expected is None:
+                    expected = shows[id(why)] = (
+                        why.message[:MAX_MESSAGE],
+                        _PENDING_REASONS.get(why.reason, _WAITING),
+                    )
+                if shown[1] == expected[0] and shown[0] == (no_fit.get(key) or expected[1]):
+                    continue
             waits = key in result.pending and not info.has_quota_reservation
             if waits and info.shown_waiting is not None:  # only rewords its explanation
                 if held_back is not None and held_back(key):
