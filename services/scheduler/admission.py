@@ -71,7 +71,10 @@ class AdmissionState:
         assume_ttl: float = 60.0,
         pacing: StatusPacing | None = None,
         fair_sharing: FairSharing | None = None,
+        window: int | None = None,
     ) -> None:
+        """``window``: at most this many equivalent waiting workloads per ClusterQueue go
+        into a run (``QueueManager.visible``); None: all of them."""
         self.assume_ttl = assume_ttl
         self.pacing = pacing or StatusPacing()
         self.fair_sharing = fair_sharing
@@ -80,7 +83,9 @@ class AdmissionState:
         # "Kind key" of objects the core cannot read → the resourceVersion it could not read;
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
-        self.kept = QueueManager()
+        self.kept = QueueManager(window=window)
+        self.more = False
+        """The last run admitted from a queue it saw only part of: run again soon."""
 
     def has_work(self, cache: ObjectCache) -> bool:
         """Anything for Kueue to do: ClusterQueues or Workloads in the cache."""
@@ -153,6 +158,10 @@ class AdmissionState:
         objects = self.objects(cache, now)
         priorities: list[Model] = list(cache.objects(PRIORITY_CLASS))
         result = self._admit(objects, priorities, datetime.fromtimestamp(now, UTC))
+        truncated = self.kept.truncated
+        self.more = bool(truncated) and any(
+            a.cluster_queue in truncated for a in result.admitted.values()
+        )
         fair = self.fair_sharing is not None
         stamp = format_rfc3339(now)
         # Under a cap, waiting workloads whose explanation changes are built only if chosen.

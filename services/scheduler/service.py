@@ -149,6 +149,16 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
             "out of the binder",
         ),
     ] = 200
+    kueue_window: Annotated[
+        int,
+        Meta(
+            ge=0,
+            description="equivalent waiting Workloads (same namespace, priority and pod sets) "
+            "of one ClusterQueue an admission run looks at, first in queue order (0: all); "
+            "those further back keep their explanation until they come forward, as in "
+            "Kueue, and a run that admits from a cut queue is followed by another",
+        ),
+    ] = 64
     kueue_fair_sharing: Annotated[
         bool,
         Meta(
@@ -236,6 +246,7 @@ class Scheduler:
                 max_waiting=settings.kueue_max_waiting,
             ),
             fair_sharing=fair_sharing,
+            window=settings.kueue_window or None,
         )
         self.changed = asyncio.Event()
         self.leadership = Leadership(on_change=self.changed.set)
@@ -394,6 +405,8 @@ class Scheduler:
             envelopes += self.admission.envelopes(
                 updates, epoch=epoch, cycle=self.cycle, now=now, producer=self.identity
             )
+            if self.admission.more:
+                self.changed.set()  # admitted from a cut queue: those behind come forward
         await self.publish(envelopes)
         self.observe_hops(envelopes, began=began)
         self.hops.observe_many(KUEUE_DECISION, workloads_seen, time.time())

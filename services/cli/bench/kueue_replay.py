@@ -53,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tick", type=float, default=0.1, help="seconds between cycles")
     parser.add_argument("--lag", type=int, default=1, help="ticks from decision to write")
     parser.add_argument(
+        "--window",
+        type=int,
+        default=0,
+        help="equivalent waiting workloads per ClusterQueue a run looks at (the service's "
+        "SHOAL_SCHEDULER_KUEUE_WINDOW, 64 by default; 0 here: all)",
+    )
+    parser.add_argument(
         "--paced", action="store_true", help="pace status writes as the service does"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -166,7 +173,7 @@ def replay(args: argparse.Namespace) -> Json:
     )
     run = Replay(server, {name: s.cpu for _, name, _, s in due})
     pacing = StatusPacing(message_refresh=5.0, counter_refresh=2.0, max_waiting=200)
-    state = AdmissionState(pacing=pacing if args.paced else None)
+    state = AdmissionState(pacing=pacing if args.paced else None, window=args.window or None)
     cache = ObjectCache()
     in_flight: list[list[StatusUpdate]] = [[] for _ in range(args.lag)]
     digest = hashlib.sha256()

@@ -22,6 +22,7 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from heapq import merge
 
 from services.scheduler.api.status import Status
 from services.scheduler.kueue.model import Snapshot
@@ -66,7 +67,14 @@ def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
 
 
 class QueueManager:
-    def __init__(self) -> None:
+    def __init__(self, *, window: int | None = None) -> None:
+        self.window = window
+        """At most this many workloads of one equivalence class per queue go into a run (see
+        ``visible``); None: all."""
+        self._classes: dict[str, dict[object, list[WorkloadInfo]]] = {}
+        self._visible: dict[str, list[WorkloadInfo]] = {}  # queue → its visible part, kept
+        self.truncated: set[str] = set()
+        """The queues whose last run saw only part of their waiting workloads."""
         self._entries: dict[int, _Entry] = {}  # id(object) → its entry, as the last run left it
         self._keys: set[str] = set()  # the Workload keys of those entries
         # Those that may be admitted (no quota held, active) per LocalQueue, as the queue
@@ -116,6 +124,7 @@ class QueueManager:
         came: list[_Entry] = []
         infos: list[WorkloadInfo] = []
         finished, self._finished = self._finished, {}
+        windowed = self.window is not None
         for wl in workloads:
             entry = last.get(id(wl))
             if entry is None or not entry.kept or replace:
@@ -130,15 +139,44 @@ class QueueManager:
                 came.append(entry)
             seen[id(wl)] = entry
             info = entry.info
-            infos.append(info)
             placement = entry.placement
+            if windowed and placement.queue is not None:
+                continue  # its queue's visible part is added below
+            infos.append(info)
             if placement.admitted is not None:
                 snapshot.add_workload(placement.admitted)
             elif placement.unqueued is not None:
                 unqueued[info.key] = placement.unqueued
         self._commit(seen, came, source)
         self._priorities, self._routing = priorities, routing
-        return infos, {name: queue for name, queue in self._queues.items() if queue}
+        queues = {name: queue for name, queue in self._queues.items() if queue}
+        if windowed:
+            whole, queues = queues, {name: self.visible(name) for name in queues}
+            self.truncated = {n for n, q in queues.items() if len(q) < len(whole[n])}
+            for queue in queues.values():
+                infos.extend(queue)
+        return infos, queues
+
+    def visible(self, name: str) -> list[WorkloadInfo]:
+        """The part of ClusterQueue ``name``'s waiting workloads a run looks at: in queue
+        order, the first ``window`` of each equivalence class (namespace, priority, pod
+        sets). Equivalent workloads get one verdict, so those further back are refused
+        when the first are, and admitted only after them: Kueue too looks at a queue's
+        head, and leaves the explanation of those behind it as it was. A run that admits
+        from a truncated queue is followed by another (``truncated``)."""
+        found = self._visible.get(name)
+        if found is not None:
+            return found
+        classes = self._classes.get(name, {})
+        window = self.window
+        if window is None or all(len(c) <= window for c in classes.values()):
+            found = self._queues.get(name, [])
+        elif len(classes) == 1:
+            found = next(iter(classes.values()))[:window]
+        else:
+            found = list(merge(*(c[:window] for c in classes.values()), key=_queue_order))
+        self._visible[name] = found
+        return found
 
     def _commit(self, seen: dict[int, _Entry], came: list[_Entry], source: str) -> None:
         """Keep this run's entries: the queues lose what went (or changed) and gain what
@@ -161,15 +199,24 @@ class QueueManager:
             if _admissible(entry.info):
                 self._admissible[entry.info.local_queue] -= 1
             if entry.placement.queue is not None:
-                _remove(self._queues[entry.placement.queue], entry.info)
+                name = entry.placement.queue
+                _remove(self._queues[name], entry.info)
+                self._visible.pop(name, None)
+                alike = self._classes[name][entry.info.equivalence]
+                _remove(alike, entry.info)
+                if not alike:
+                    del self._classes[name][entry.info.equivalence]
         for entry in came:
             self._keys.add(entry.info.key)
             if _admissible(entry.info):
                 local = entry.info.local_queue
                 self._admissible[local] = self._admissible.get(local, 0) + 1
             if entry.placement.queue is not None:
-                queue = self._queues.setdefault(entry.placement.queue, [])
-                insort(queue, entry.info, key=_queue_order)
+                name = entry.placement.queue
+                insort(self._queues.setdefault(name, []), entry.info, key=_queue_order)
+                self._visible.pop(name, None)
+                classes = self._classes.setdefault(name, {})
+                insort(classes.setdefault(entry.info.equivalence, []), entry.info, key=_queue_order)
         self._entries = seen
 
 

@@ -130,8 +130,10 @@ def workload_statuses(
             # The common case by far: a waiting workload that already says why (what it
             # shows is a fact of the object, found once, not per run).
             why = pending.get(key)
+            if why is None:
+                continue  # not admitted, preempted or waiting by this run: nothing to write
             shown = info.shown_waiting
-            if why is not None and shown is not None and not info.has_quota_reservation:
+            if shown is not None and not info.has_quota_reservation:
                 expected = shows.get(id(why))
                 if expected is None:
                     expected = shows[id(why)] = (

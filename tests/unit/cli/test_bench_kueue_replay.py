@@ -18,10 +18,13 @@ def _args(**overrides: object) -> argparse.Namespace:
     return args
 
 
+@pytest.mark.parametrize("window", [0, 2], ids=["whole-queues", "window-of-2"])
 @pytest.mark.parametrize("paced", [False, True], ids=["every-status", "paced-as-the-service"])
-def test_every_workload_finishes_and_a_replay_decides_the_same_twice(paced: bool) -> None:
-    first = kueue_replay.replay(_args(paced=paced))
-    again = kueue_replay.replay(_args(paced=paced))
+def test_every_workload_finishes_and_a_replay_decides_the_same_twice(
+    paced: bool, window: int
+) -> None:
+    first = kueue_replay.replay(_args(paced=paced, window=window))
+    again = kueue_replay.replay(_args(paced=paced, window=window))
     assert first["finished"] == first["workloads"] == 20  # 7 + 2 + 1 per queue
     assert 0 < first["usage_pct"] <= 100
     assert first["digest"] == again["digest"]

@@ -127,3 +127,64 @@ def test_a_duplicate_workload_is_refused_and_changes_nothing_kept() -> None:
     with pytest.raises(ManifestError, match="duplicate Workload"):
         admit([*objects, twin], NOW, kept=kept)
     assert _said(admit(objects, NOW, kept=kept)) == before
+
+
+def _backlog() -> list[Model]:
+    """A BestEffortFIFO queue of 2 CPUs: five 1-CPU and three 3-CPU workloads interleaved,
+    one 1-CPU workload of higher priority last in time."""
+    return _decoded(
+        [
+            flavor("default"),
+            cluster_queue("cq", {"default": quota("2")}),
+            local_queue("lq", "cq"),
+            *[workload(f"small-{i}", "1", minute=2 * i) for i in range(5)],
+            *[workload(f"big-{i}", "3", minute=2 * i + 1) for i in range(3)],
+            workload("urgent", "1", minute=30, priority=5),
+        ]
+    )
+
+
+def test_a_window_shows_the_first_of_each_equivalence_class_in_queue_order() -> None:
+    kept = QueueManager(window=2)
+    result = admit(_backlog(), NOW, kept=kept)
+    # In queue order: urgent (its own class), small-0, big-0, small-1, big-1; the rest wait
+    # unseen: no verdict, so their explanations are left as they were.
+    seen = [info.key.split("/")[1] for info in kept.visible("cq")]
+    assert seen == ["urgent", "small-0", "big-0", "small-1", "big-1"]
+    assert kept.truncated == {"cq"}
+    assert sorted(result.admitted) == ["default/small-0", "default/urgent"]
+    assert sorted(result.pending) == ["default/big-0", "default/big-1", "default/small-1"]
+    assert {info.key for info in result.workloads} == {f"default/{n}" for n in seen}
+    assert result.admissible == {("default", "lq"): 7}  # counters count the unseen too
+
+
+def test_a_wide_enough_window_decides_as_no_window() -> None:
+    objects = _backlog()
+    assert _said(admit(objects, NOW, kept=QueueManager(window=5))) == _said(admit(objects, NOW))
+    kept = QueueManager(window=5)
+    admit(objects, NOW, kept=kept)
+    assert kept.truncated == set()
+
+
+def test_those_behind_come_forward_as_the_first_leave() -> None:
+    manifests = [
+        flavor("default"),
+        cluster_queue("cq", {"default": quota("10")}),
+        local_queue("lq", "cq"),
+        *[workload(f"w-{i}", "1", minute=i) for i in range(5)],
+    ]
+    objects = _decoded(manifests)
+    kept = QueueManager(window=2)
+    first = admit(objects, NOW, kept=kept)
+    assert sorted(first.admitted) == ["default/w-0", "default/w-1"]
+    assert kept.truncated == {"cq"}  # admitted from a cut queue: the caller runs again
+    # The two admitted now hold quota (as their written status will say).
+    held_two = [workload(f"w-{i}", "1", minute=i, admitted=("cq", "default")) for i in range(2)]
+    objects = [*objects[:3], *_decoded(held_two), *objects[5:]]
+    second = admit(objects, NOW, kept=kept)
+    assert sorted(second.admitted) == ["default/w-2", "default/w-3"]
+    held = [workload(f"w-{i}", "1", minute=i, admitted=("cq", "default")) for i in range(4)]
+    third_objects = [*objects[:3], *_decoded(held), objects[-1]]
+    third = admit(third_objects, NOW, kept=kept)
+    assert sorted(third.admitted) == ["default/w-4"]
+    assert kept.truncated == set()
