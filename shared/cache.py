@@ -81,6 +81,7 @@ class ObjectCache:
         self._objects: dict[str, dict[str, Model]] = {}
         self._on_change = on_change
         self._deleted: dict[str, None] = {}  # uids recently deleted, oldest first
+        self._journals: dict[str, set[str]] = {}
         self.synced: set[str] = set()
         self.applied = 0
         self.ignored = 0
@@ -97,7 +98,8 @@ class ObjectCache:
             return None
         obj = decode_object(event)
         meta: ObjectMeta = obj.metadata  # type: ignore[attr-defined]
-        bucket = self._objects.setdefault(self.type_key(obj), {})
+        type_key = self.type_key(obj)
+        bucket = self._objects.setdefault(type_key, {})
         key = object_key(meta)
         current = bucket.get(key)
         cur_meta: ObjectMeta | None = current.metadata if current is not None else None  # type: ignore[attr-defined]
@@ -108,6 +110,8 @@ class ObjectCache:
             del bucket[key]
             self._remember_deleted(cur_meta.uid)
             self.applied += 1
+            if self._journals:
+                self._note(type_key, key)
             if self._on_change:
                 self._on_change(key, current, None)
             return obj
@@ -123,9 +127,21 @@ class ObjectCache:
             return None
         bucket[key] = obj
         self.applied += 1
+        if self._journals:
+            self._note(type_key, key)
         if self._on_change:
             self._on_change(key, current, obj)
         return obj
+
+    def journal(self, type_key: str) -> set[str]:
+        """The keys of the objects of ``type_key`` changed (added, modified, deleted) from now
+        on, for a reader who keeps its own view and clears the set as it reads it."""
+        return self._journals.setdefault(type_key, set())
+
+    def _note(self, type_key: str, key: str) -> None:
+        journal = self._journals.get(type_key)
+        if journal is not None:
+            journal.add(key)
 
     def _remember_deleted(self, uid: str) -> None:
         if not uid:

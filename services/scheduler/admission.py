@@ -16,7 +16,7 @@ object never stops admission for the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -25,14 +25,14 @@ import msgspec
 import structlog
 
 from services.scheduler.kueue import AdmissionResult, FairSharing, admit
-from services.scheduler.kueue.queue_manager import QueueManager
+from services.scheduler.kueue.queue_manager import Changes, QueueManager
 from services.scheduler.kueue.status import (
     KueueObjects,
     StatusUpdate,
     statuses,
     workload_status,
 )
-from services.scheduler.kueue.workloads import WorkloadInfo
+from services.scheduler.kueue.workloads import WorkloadInfo, is_finished
 from services.scheduler.kueue_writes import StatusPacing
 from shared.cache import ObjectCache
 from shared.errors import ManifestError
@@ -84,6 +84,13 @@ class AdmissionState:
         # a newer version (a fix) is tried again.
         self.excluded: dict[str, str] = {}
         self.kept = QueueManager(window=window)
+        self._live: dict[str, Workload] = {}  # unfinished Workloads by key, as last seen
+        self._journal: set[str] = set()
+        self._journal_of: ObjectCache | None = None
+        self._assumed_keys: set[str] = set()  # Workloads seen with an assumed status
+        self._synced = False  # the queue manager took the last run's workloads
+        self.changes: Changes | None = None
+        """How this run's Workloads differ from the last run's (None: unknown)."""
         self.more = False
         """The last run admitted from a queue it saw only part of: run again soon."""
 
@@ -92,14 +99,11 @@ class AdmissionState:
         return cache.count(CLUSTER_QUEUE) > 0 or cache.count(WORKLOAD) > 0
 
     def objects(self, cache: ObjectCache, now: float) -> KueueObjects:
-        """The Kueue objects of the cache with unconfirmed decided statuses applied
-        (finished Workloads too: the queue manager passes over them cheaply)."""
-        assumed = {key for kind, key in self.assumed if kind == "Workload"}
+        """The Kueue objects of the cache with unconfirmed decided statuses applied; the
+        unfinished Workloads only, kept between runs from the cache's journal of changes
+        (``changes`` then says how they differ from the last run's)."""
         found = KueueObjects(
-            workloads=[
-                self._assume("Workload", key, o, now) if key in assumed else o
-                for key, o in cache.items(WORKLOAD)
-            ],
+            workloads=self._workloads(cache, now),
             cluster_queues=[
                 self._assume("ClusterQueue", key, o, now) for key, o in cache.items(CLUSTER_QUEUE)
             ],
@@ -110,12 +114,48 @@ class AdmissionState:
             cohorts=[self._assume("Cohort", key, o, now) for key, o in cache.items(COHORT)],
         )
         if self.excluded:
+            self.changes = None  # what is left out is not the last run's: look at all
             found.workloads = [w for w in found.workloads if not self._is_excluded("Workload", w)]
             found.cluster_queues = [
                 q for q in found.cluster_queues if not self._is_excluded("ClusterQueue", q)
             ]
             found.cohorts = [c for c in found.cohorts if not self._is_excluded("Cohort", c)]
         return found
+
+    def _workloads(self, cache: ObjectCache, now: float) -> list[Workload]:
+        """The unfinished Workloads as this run sees them (assumed statuses applied), in
+        the cache's order, and ``changes``: which objects came and went since the last."""
+        live = self._live
+        if cache is not self._journal_of:
+            self._journal_of, self._journal = cache, cache.journal(WORKLOAD)
+            live.clear()
+            keys: Iterable[str] = [key for key, _ in cache.items(WORKLOAD)]
+            self.changes = None
+        else:
+            keys = self._journal
+            self.changes = Changes(came=[], went=[]) if self._synced else None
+        assumed = {key for kind, key in self.assumed if kind == "Workload"}
+        came: list[Workload] = []
+        went: list[Workload] = []
+        for key in {*keys, *assumed, *self._assumed_keys}:
+            obj = cache.get(WORKLOAD, key)
+            if obj is not None and key in assumed:
+                obj = self._assume("Workload", key, obj, now)
+            old = live.get(key)
+            if obj is old:
+                continue
+            if old is not None:
+                went.append(old)
+            if obj is None or is_finished(obj):
+                live.pop(key, None)
+            else:
+                live[key] = obj  # (a changed one keeps its place, as in the cache)
+                came.append(obj)
+        self._journal.clear()
+        self._assumed_keys = {key for kind, key in self.assumed if kind == "Workload"}
+        if self.changes is not None:
+            self.changes = Changes(came=came, went=went)
+        return list(live.values())
 
     def _is_excluded(self, kind: str, obj: Workload | ClusterQueue | Cohort) -> bool:
         if not self.excluded:
@@ -201,17 +241,23 @@ class AdmissionState:
                 *objects.workloads,
                 *priorities,
             ]
+            self._synced = False
             try:
-                return admit(
+                result = admit(
                     inputs,
                     now,
                     source="cluster",
                     kept=self.kept,
                     fair_sharing=self.fair_sharing,
+                    changes=self.changes,
                 )
             except ManifestError as exc:
+                self.changes = None  # the next try leaves an object out: look at all
                 if not self._exclude(objects, exc) or len(self.excluded) > _MAX_EXCLUDED:
                     raise
+                continue
+            self._synced = True
+            return result
 
     def _exclude(self, objects: KueueObjects, exc: ManifestError) -> bool:
         """Leave out the object ``exc`` names; False if it names none that is still in."""

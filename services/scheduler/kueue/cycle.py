@@ -39,7 +39,7 @@ from services.scheduler.kueue.model import (
 )
 from services.scheduler.kueue.modes import Mode
 from services.scheduler.kueue.nomination import PARTIAL_ADMISSION, Entry, Nominator
-from services.scheduler.kueue.queue_manager import QueueManager
+from services.scheduler.kueue.queue_manager import Changes, QueueManager
 from services.scheduler.kueue.queueing import (
     Judged,
     Queue,
@@ -71,15 +71,17 @@ def admit(
     gates: Mapping[str, bool] | None = None,
     fair_sharing: FairSharing | None = None,
     kept: QueueManager | None = None,
+    changes: Changes | None = None,
 ) -> AdmissionResult:
     """Admit what fits among the Workloads in ``objects``; ``now`` dates new admissions.
 
     ``max_cycles`` stops after that many scheduling cycles (Kueue's ``schedule()`` is one);
     ``gates`` sets Kueue feature gates by name (those in ``GATES``, defaults as upstream;
     others are ignored); ``fair_sharing`` is Kueue's Configuration ``fairSharing`` (off
-    when None); ``kept`` keeps workloads and queues between runs (the caller's).
+    when None); ``kept`` keeps workloads and queues between runs (the caller's), and
+    ``changes`` is the caller's word of which Workloads changed since its last run.
     """
-    inputs = build(objects, now=now, source=source, kept=kept)
+    inputs = build(objects, now=now, source=source, kept=kept, changes=changes)
     enabled = {**GATES, **{k: v for k, v in (gates or {}).items() if k in GATES}}
     return _Run(inputs, now, gates=enabled, fair_sharing=fair_sharing).run(max_cycles)
 

@@ -19,7 +19,7 @@ core cannot read) changes nothing kept. Tests and ``shoal simulate`` run once an
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence, Sized
 from dataclasses import dataclass
 from datetime import datetime
 from heapq import merge
@@ -62,6 +62,16 @@ class _Entry:
 Place = Callable[[WorkloadInfo], Placement]
 
 
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """How a run's Workload objects differ from the last run's, by identity: the objects
+    that are new (``came``) and those no longer there (``went``; a changed workload is
+    both). The caller's promise; ``run`` checks that the count adds up."""
+
+    came: Sequence[Workload]
+    went: Sequence[Workload]
+
+
 def _queue_order(info: WorkloadInfo) -> tuple[int, datetime, str]:
     return info.queue_order
 
@@ -75,6 +85,7 @@ class QueueManager:
         self._visible: dict[str, list[WorkloadInfo]] = {}  # queue → its visible part, kept
         self.truncated: set[str] = set()
         """The queues whose last run saw only part of their waiting workloads."""
+        self._fixed: dict[int, _Entry] = {}  # the entries in no queue's waiting list
         self._entries: dict[int, _Entry] = {}  # id(object) → its entry, as the last run left it
         self._keys: set[str] = set()  # the Workload keys of those entries
         # Those that may be admitted (no quota held, active) per LocalQueue, as the queue
@@ -82,6 +93,7 @@ class QueueManager:
         self._admissible: dict[tuple[str, str], int] = {}
         self._queues: dict[str, list[WorkloadInfo]] = {}  # ClusterQueue → waiting, in order
         self._priorities: Priorities | None = None
+        self._unkept = False  # an entry is decoded again each run (no creation time)
         self._routing: object = None
         # Finished Workload objects of the last run, by id: they pile up (Kueue keeps them
         # until their job is deleted), and each is looked at once, not every run.
@@ -112,10 +124,26 @@ class QueueManager:
         source: str,
         snapshot: Snapshot,
         unqueued: dict[str, Status],
+        changes: Changes | None = None,
     ) -> tuple[list[WorkloadInfo], dict[str, list[WorkloadInfo]]]:
         """This run's unfinished Workloads, decoded, in input order, and the ordered queues
         of those that wait in a ClusterQueue (kept: callers must not change them). Quota
-        held is added to ``snapshot``, the workloads in no queue go to ``unqueued``."""
+        held is added to ``snapshot``, the workloads in no queue go to ``unqueued``.
+
+        ``changes``: the caller's word of how ``workloads`` differs from the last run's
+        (see ``Changes``); with a window, only those are looked at, not every workload.
+        Without a window, or when anything else moved (priorities, routing, an object
+        without a creation time, a count that does not add up), every workload is."""
+        if changes is not None and self._can_take(workloads, changes, priorities, routing):
+            return self._run_changes(
+                changes,
+                now=now,
+                source=source,
+                place=place,
+                priorities=priorities,
+                snapshot=snapshot,
+                unqueued=unqueued,
+            )
         last = self._entries
         if self._priorities is None or not self._priorities.same(priorities):
             last = {}  # a workload's priority may come from a PriorityClass
@@ -149,13 +177,74 @@ class QueueManager:
                 unqueued[info.key] = placement.unqueued
         self._commit(seen, came, source)
         self._priorities, self._routing = priorities, routing
-        queues = {name: queue for name, queue in self._queues.items() if queue}
+        self._unkept = any(not e.kept for e in seen.values())
         if windowed:
-            whole, queues = queues, {name: self.visible(name) for name in queues}
-            self.truncated = {n for n, q in queues.items() if len(q) < len(whole[n])}
-            for queue in queues.values():
-                infos.extend(queue)
-        return infos, queues
+            return infos, self._windowed(infos)
+        return infos, {name: queue for name, queue in self._queues.items() if queue}
+
+    def _can_take(
+        self,
+        workloads: Iterable[Workload],
+        changes: Changes,
+        priorities: Priorities,
+        routing: object,
+    ) -> bool:
+        if self.window is None or self._priorities is None or routing != self._routing:
+            return False
+        if not self._priorities.same(priorities) or self._unkept:
+            return False
+        if not isinstance(workloads, Sized):
+            return False
+        went = sum(1 for wl in changes.went if id(wl) in self._entries)
+        return len(workloads) == len(self._entries) - went + len(changes.came)
+
+    def _run_changes(
+        self,
+        changes: Changes,
+        *,
+        now: datetime,
+        source: str,
+        place: Place,
+        priorities: Priorities,
+        snapshot: Snapshot,
+        unqueued: dict[str, Status],
+    ) -> tuple[list[WorkloadInfo], dict[str, list[WorkloadInfo]]]:
+        """``run`` from the changes alone (a window is set): what came is decoded and
+        placed, what went leaves; quota held and the workloads in no queue come from the
+        entries kept for them."""
+        came: list[_Entry] = []
+        for wl in changes.came:
+            if is_finished(wl):
+                continue
+            info = workload_info(wl, priorities=priorities, now=now, source=source)
+            came.append(_Entry(info, place(info), bool(wl.metadata.creationTimestamp)))
+        entries = self._entries
+        went = [e for wl in changes.went if (e := entries.get(id(wl))) is not None]
+        self._apply(went, came, source)
+        self._unkept = any(not e.kept for e in came)
+        for entry in went:
+            del entries[id(entry.info.obj)]
+        for entry in came:
+            entries[id(entry.info.obj)] = entry
+        infos: list[WorkloadInfo] = []
+        for entry in self._fixed.values():
+            info = entry.info
+            infos.append(info)
+            placement = entry.placement
+            if placement.admitted is not None:
+                snapshot.add_workload(placement.admitted)
+            elif placement.unqueued is not None:
+                unqueued[info.key] = placement.unqueued
+        return infos, self._windowed(infos)
+
+    def _windowed(self, infos: list[WorkloadInfo]) -> dict[str, list[WorkloadInfo]]:
+        """Each queue's visible part (added to ``infos``); ``truncated`` says which were cut."""
+        whole = {name: queue for name, queue in self._queues.items() if queue}
+        queues = {name: self.visible(name) for name in whole}
+        self.truncated = {n for n, q in queues.items() if len(q) < len(whole[n])}
+        for queue in queues.values():
+            infos.extend(queue)
+        return queues
 
     def visible(self, name: str) -> list[WorkloadInfo]:
         """The part of ClusterQueue ``name``'s waiting workloads a run looks at: in queue
@@ -184,6 +273,10 @@ class QueueManager:
         entries = self._entries
         went = [entries[i] for i in entries.keys() - seen.keys()]
         went += [old for e in came if (old := entries.get(id(e.info.obj))) is not None]
+        self._apply(went, came, source)
+        self._entries = seen
+
+    def _apply(self, went: list[_Entry], came: list[_Entry], source: str) -> None:
         leaving = {e.info.key for e in went}
         fresh: set[str] = set()
         for entry in came:
@@ -195,6 +288,7 @@ class QueueManager:
             fresh.add(key)
         self.gone = leaving - fresh
         for entry in went:
+            self._fixed.pop(id(entry.info.obj), None)
             self._keys.discard(entry.info.key)
             if _admissible(entry.info):
                 self._admissible[entry.info.local_queue] -= 1
@@ -207,6 +301,8 @@ class QueueManager:
                 if not alike:
                     del self._classes[name][entry.info.equivalence]
         for entry in came:
+            if entry.placement.queue is None:
+                self._fixed[id(entry.info.obj)] = entry
             self._keys.add(entry.info.key)
             if _admissible(entry.info):
                 local = entry.info.local_queue
@@ -217,7 +313,6 @@ class QueueManager:
                 self._visible.pop(name, None)
                 classes = self._classes.setdefault(name, {})
                 insort(classes.setdefault(entry.info.equivalence, []), entry.info, key=_queue_order)
-        self._entries = seen
 
 
 def _admissible(info: WorkloadInfo) -> bool:

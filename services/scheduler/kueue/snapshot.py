@@ -31,7 +31,7 @@ from services.scheduler.kueue.model import (
     ResourceGroup,
     Snapshot,
 )
-from services.scheduler.kueue.queue_manager import Placement, QueueManager
+from services.scheduler.kueue.queue_manager import Changes, Placement, QueueManager
 from services.scheduler.kueue.tree import link
 from services.scheduler.kueue.workloads import (
     AdmittedWorkload,
@@ -98,8 +98,10 @@ def build(
     now: datetime,
     source: str = "input",
     kept: QueueManager | None = None,
+    changes: Changes | None = None,
 ) -> Inputs:
-    """The run's inputs; ``kept`` reuses what earlier runs found (``queue_manager``)."""
+    """The run's inputs; ``kept`` reuses what earlier runs found (``queue_manager``), and
+    ``changes`` says which Workloads changed since (``QueueManager.run``)."""
     kinds = _Kinds(objects)
     flavors = {f.metadata.name: f for f in kinds.of(ResourceFlavor)}
     specs = kinds.of(ClusterQueue)
@@ -134,6 +136,7 @@ def build(
             source=source,
             snapshot=snapshot,
             unqueued=inputs.unqueued,
+            changes=changes,
         )
         inputs.admissible = kept.admissible()
         return inputs

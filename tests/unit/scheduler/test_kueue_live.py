@@ -220,3 +220,35 @@ def test_a_run_that_admits_from_a_cut_queue_asks_for_another() -> None:
     result, _ = state.decide(cache, T0 + 0.2)
     assert result.admitted == {} and not state.more  # quota full: w-2 waits, seen now
     assert "default/w-2" in result.pending
+
+
+def _apply(cache: ObjectCache, obj: Json, rv: int) -> None:
+    obj = {**obj, "metadata": {**obj["metadata"], "resourceVersion": str(rv), "uid": f"u-{rv}"}}
+    obj["metadata"].setdefault("creationTimestamp", "2024-05-01T11:00:00Z")
+    raw = msgspec.Raw(msgspec.json.encode(obj))
+    cache.apply(ObjectModified(key="k", kind=obj["kind"], resourceVersion=str(rv), object=raw))
+
+
+def test_runs_kept_from_the_journal_decide_as_a_first_run() -> None:
+    """The scheduler's state keeps the unfinished Workloads between runs from the cache's
+    journal and tells the queue manager only what changed; after adds, finishes and
+    deletes it decides what a state meeting the cache for the first time decides."""
+    cache = _setup(*[workload(f"w-{i}", "1", minute=i) for i in range(6)])
+    state = AdmissionState(window=8)
+    state.decide(cache, T0)
+    finished = workload("w-0", "1", minute=0, admitted=("cq", "default"))
+    finished["status"]["conditions"].append(
+        {"type": "Finished", "status": "True", "reason": "Succeeded", "message": "done"}
+    )
+    _apply(cache, finished, 100)
+    _apply(cache, workload("w-9", "1", minute=0, priority=3), 101)
+    _apply(cache, workload("w-1", "1", minute=1, admitted=("cq", "default")), 102)
+    kept, kept_updates = state.decide(cache, T0 + 1)
+    assert state.changes is not None  # w-9 and the new w-1 came; w-0 (finished) and w-1 went
+    assert (len(state.changes.came), len(state.changes.went)) == (2, 2)
+    fresh, fresh_updates = AdmissionState(window=8).decide(cache, T0 + 1)
+    assert kept.decisions() == fresh.decisions()
+    assert {k: (s.reason, s.message) for k, s in kept.pending.items()} == {
+        k: (s.reason, s.message) for k, s in fresh.pending.items()
+    }
+    assert kept_updates == fresh_updates

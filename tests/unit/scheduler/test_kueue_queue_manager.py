@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from services.scheduler.kueue import AdmissionResult, admit
-from services.scheduler.kueue.queue_manager import QueueManager
+from services.scheduler.kueue.queue_manager import Changes, QueueManager
 from shared.errors import ManifestError
-from shared.models import Model, decode_object
+from shared.models import Model, Workload, decode_object
 from tests.unit.scheduler.kueue_builders import (
     NOW,
     cluster_queue,
@@ -188,3 +188,46 @@ def test_those_behind_come_forward_as_the_first_leave() -> None:
     third = admit(third_objects, NOW, kept=kept)
     assert sorted(third.admitted) == ["default/w-4"]
     assert kept.truncated == set()
+
+
+@pytest.mark.parametrize(("change"), [c for _, c in CHANGES], ids=[i for i, _ in CHANGES])
+def test_a_run_told_what_changed_decides_as_a_run_that_looks_at_all(
+    change: Callable[[list[Json]], None],
+) -> None:
+    """With a window, ``changes`` (the objects that came and went) stands for the walk over
+    every workload: the same decisions, explanations and counters as a run over all, and
+    the same as a manager that looks at all. Routing and PriorityClass changes fall back
+    to the walk."""
+    manifests = _objects()
+    objects = _decoded(manifests)
+    told, walked = QueueManager(window=8), QueueManager(window=8)
+    admit(objects, NOW, kept=told)
+    admit(objects, NOW, kept=walked)
+    change(manifests)
+    originals = {_name(m): m for m in _objects()}
+    new_objects = [
+        objects[list(originals).index(_name(m))] if originals.get(_name(m)) == m else new
+        for m, new in zip(manifests, _decoded(manifests), strict=True)
+    ]
+    before = {id(o) for o in objects}
+    after = {id(o) for o in new_objects}
+    changes = Changes(
+        came=[o for o in new_objects if id(o) not in before and isinstance(o, Workload)],
+        went=[o for o in objects if id(o) not in after and isinstance(o, Workload)],
+    )
+    result = admit(new_objects, NOW, kept=told, changes=changes)
+    assert _said(result) == _said(admit(new_objects, NOW, kept=walked))
+    assert _said(result) == _said(admit(new_objects, NOW))
+    assert _nonzero(result.admissible) == _admissible(result), "the queue counters' counts"
+    assert told.gone == walked.gone
+
+
+def test_changes_that_do_not_add_up_are_not_taken() -> None:
+    """A count that does not match the last run's plus the changes: every workload is
+    looked at (a caller's mistake costs a walk, not a wrong decision)."""
+    objects = _decoded(_objects())
+    kept = QueueManager(window=8)
+    admit(objects, NOW, kept=kept)
+    extra = _decoded([workload("e", "1", minute=0, priority=5)])[0]
+    result = admit([*objects, extra], NOW, kept=kept, changes=Changes(came=[], went=[]))
+    assert _said(result) == _said(admit([*objects, extra], NOW))

@@ -126,3 +126,17 @@ def test_decode_object_picks_the_model_of_the_objects_own_version_and_kind(
 
     event = ObjectAdded(key="k", kind=kind, resourceVersion="1", object=raw_object(doc))
     assert type(decode_object(event)).__name__ == model
+
+
+def test_a_journal_collects_the_keys_changed_since_it_was_read() -> None:
+    cache = ObjectCache()
+    cache.apply(added(pod("1")))
+    journal = cache.journal("v1/Pod")
+    assert journal == set() and cache.journal("v1/Pod") is journal  # from now on, one per kind
+    cache.apply(modified(pod("2", phase="Running")))
+    cache.apply(modified(pod("2", phase="Running")))  # a duplicate changes nothing
+    assert journal == {"ns/p"}
+    journal.clear()
+    cache.apply(deleted(pod("3")))
+    assert journal == {"ns/p"}
+    assert cache.journal("v1/Node") == set()  # each kind has its own
