@@ -12,7 +12,7 @@ import pytest
 from services.scheduler.kueue import AdmissionResult, admit
 from services.scheduler.kueue import cycle as kueue_cycle
 from services.scheduler.kueue.nomination import Nominator
-from shared.models import decode_object
+from shared.models import Model, decode_object
 from tests.unit.scheduler.kueue_builders import (
     NOW,
     Json,
@@ -175,8 +175,8 @@ def test_quiet_cycles_in_one_go_decide_as_one_by_one(
     assert pending or max_cycles == 1  # workloads are left waiting: quiet cycles happened
 
 
-def test_quiet_cycles_count_as_the_cycles_they_replace() -> None:
-    """40 equal workloads waiting for quota held by another: 40 cycles, each refusing one."""
+def _forty_waiting() -> list[Model]:
+    """40 equal workloads waiting for quota held by another."""
     docs = [
         flavor("default"),
         cluster_queue("a", {"default": quota("2")}),
@@ -184,8 +184,25 @@ def test_quiet_cycles_count_as_the_cycles_they_replace() -> None:
         workload("a-running", "1", queue="a", admitted=("a", "default")),
         *_backlog("a", [("2", 0)] * 40),
     ]
-    objects = [decode_object(d, document=f"doc {i}") for i, d in enumerate(docs)]
-    result = admit(objects, NOW)
+    return [decode_object(d, document=f"doc {i}") for i, d in enumerate(docs)]
+
+
+def _count_judgements(patch: pytest.MonkeyPatch) -> list[str]:
+    """The keys ``Nominator.judged`` is asked about from now on."""
+    calls: list[str] = []
+    judged = Nominator.judged
+
+    def counted(self: Any, info: Any, cq: Any) -> Any:
+        calls.append(info.key)
+        return judged(self, info, cq)
+
+    patch.setattr(Nominator, "judged", counted)
+    return calls
+
+
+def test_quiet_cycles_count_as_the_cycles_they_replace() -> None:
+    """40 equal workloads waiting for quota held by another: 40 cycles, each refusing one."""
+    result = admit(_forty_waiting(), NOW)
     assert result.cycles == 40
     assert not result.admitted and len(result.pending) == 40
     assert {s.reason for s in result.pending.values()} == {"InsufficientQuota"}
@@ -198,14 +215,7 @@ def test_runs_of_equivalent_heads_judged_once_decide_as_each_judged(
     """A quiet run judges a run of equivalent heads once (``Nominator.shares``); judging
     each one decides the same, with at least as many judgements."""
     docs = scenario()
-    calls: list[str] = []
-    judged = Nominator.judged
-
-    def counted(self: Any, info: Any, cq: Any) -> Any:
-        calls.append(info.key)
-        return judged(self, info, cq)
-
-    monkeypatch.setattr(Nominator, "judged", counted)
+    calls = _count_judgements(monkeypatch)
     shared, shared_calls = _decide(docs, None), len(calls)
     calls.clear()
     monkeypatch.setattr(Nominator, "shares", lambda self, cq: False)
@@ -213,25 +223,10 @@ def test_runs_of_equivalent_heads_judged_once_decide_as_each_judged(
     assert shared_calls <= len(calls)
 
 
-def test_a_run_of_equivalent_heads_is_judged_once() -> None:
+def test_a_run_of_equivalent_heads_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """40 equal workloads waiting behind quota: the quiet run judges the first of them only."""
-    docs = [
-        flavor("default"),
-        cluster_queue("a", {"default": quota("2")}),
-        local_queue("a", "a"),
-        workload("a-running", "1", queue="a", admitted=("a", "default")),
-        *_backlog("a", [("2", 0)] * 40),
-    ]
-    objects = [decode_object(d, document=f"doc {i}") for i, d in enumerate(docs)]
-    calls: list[str] = []
-    judged = Nominator.judged
-
-    def counted(self: Any, info: Any, cq: Any) -> Any:
-        calls.append(info.key)
-        return judged(self, info, cq)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Nominator, "judged", counted)
-        result = admit(objects, NOW)
+    objects = _forty_waiting()
+    calls = _count_judgements(monkeypatch)
+    result = admit(objects, NOW)
     assert len(result.pending) == 40 and result.cycles == 40
     assert len(calls) <= 3, calls  # the head nominated, then one judgement for the run
