@@ -23,6 +23,7 @@ from shared.runtime import RootTask
 _log = structlog.get_logger()
 _STOP_TIMEOUT_S = 10.0
 _CRASH_CHECK_S = 15.0
+_CANCEL_TIMEOUT_S = 10.0
 
 
 class Generations(Protocol):
@@ -114,8 +115,29 @@ async def _one_generation(
 
 
 async def _stop(running: asyncio.Task[Any]) -> None:
-    """Give the body a moment to stop by itself, then cancel it; its errors are the loss's."""
+    """Give the body a moment to stop by itself, then cancel it; its errors are the loss's.
+    A body that does not end even when cancelled is left behind: the restarted embedded
+    broker once left a consumer group mid-join, and stopping that consumer never returned,
+    so the service never rebuilt. Its consumer's membership ends with its session."""
     done, _ = await asyncio.wait({running}, timeout=_STOP_TIMEOUT_S)
     if not done:
         running.cancel()
+        done, _ = await asyncio.wait({running}, timeout=_CANCEL_TIMEOUT_S)
+    if not done:
+        _log.error(
+            "the lost generation's body did not stop when cancelled; rebuilding without it",
+            waited_s=_STOP_TIMEOUT_S + _CANCEL_TIMEOUT_S,
+        )
+        _LEFT_BEHIND.add(running)
+        running.add_done_callback(_forget)
+        return
     await asyncio.gather(running, return_exceptions=True)
+
+
+_LEFT_BEHIND: set[asyncio.Task[Any]] = set()  # bodies left behind, kept from the collector
+
+
+def _forget(task: asyncio.Task[Any]) -> None:
+    _LEFT_BEHIND.discard(task)
+    if not task.cancelled():
+        task.exception()  # retrieved: its error is the loss's, not news

@@ -151,3 +151,51 @@ async def test_a_crash_without_a_lost_log_ends_the_service(monkeypatch: pytest.M
             period=0.01,
             resync_timeout=1,
         )
+
+
+async def test_a_body_that_does_not_stop_when_cancelled_is_left_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a lost log, a body that neither ends by itself nor when cancelled (stopping a
+    consumer caught mid-join once never returned) does not keep the service from
+    rebuilding: the next generation's body runs."""
+    generations, host, stopping = FakeGenerations(), Host(), asyncio.Event()
+    runs: list[str] = []
+    release = asyncio.Event()
+
+    async def body(inner: asyncio.Event) -> None:
+        runs.append(host.generation)
+        if host.generation == "g1":
+            try:
+                await asyncio.Event().wait()  # deaf to ``inner``
+            except asyncio.CancelledError:
+                await release.wait()  # and its clean-up never returns
+            return
+        await inner.wait()
+
+    monkeypatch.setattr(recovery, "_STOP_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(recovery, "_CANCEL_TIMEOUT_S", 0.05)
+    loop = asyncio.create_task(
+        run_per_generation(
+            host=host,
+            generations=generations,
+            body=body,
+            stopping=stopping,
+            waits_for_state=False,
+            period=0.01,
+            resync_timeout=1,
+        )
+    )
+    await asyncio.sleep(0.05)
+    generations.lose.set()
+    for _ in range(100):
+        if runs == ["g1", "g2"]:
+            break
+        await asyncio.sleep(0.01)
+    assert runs == ["g1", "g2"], "rebuilt without the stuck body"
+    assert len(recovery._LEFT_BEHIND) == 1
+    release.set()  # the stuck clean-up returns at last: forgotten
+    stopping.set()
+    await asyncio.wait_for(loop, 5)
+    await asyncio.sleep(0)
+    assert not recovery._LEFT_BEHIND
