@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import pytest
 
@@ -99,6 +101,28 @@ class Host:
         self.unready_reasons.append(self.readiness.reason)
 
 
+def _per_generation(
+    generations: FakeGenerations,
+    host: Host,
+    body: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
+    stopping: asyncio.Event,
+    *,
+    waits_for_state: bool,
+) -> asyncio.Task[None]:
+    """The service loop over generations, running in the background."""
+    return asyncio.create_task(
+        run_per_generation(
+            host=host,
+            generations=generations,
+            body=body,
+            stopping=stopping,
+            waits_for_state=waits_for_state,
+            period=0.01,
+            resync_timeout=1,
+        )
+    )
+
+
 @pytest.mark.parametrize(
     ("waits_for_state", "waited"), [(True, ["g2"]), (False, [])], ids=["consumer", "watcher"]
 )
@@ -113,17 +137,7 @@ async def test_body_is_rerun_from_scratch_after_a_lost_log(
         host.readiness.mark_ready()
         await inner.wait()
 
-    loop = asyncio.create_task(
-        run_per_generation(
-            host=host,
-            generations=generations,
-            body=body,
-            stopping=stopping,
-            waits_for_state=waits_for_state,
-            period=0.01,
-            resync_timeout=1,
-        )
-    )
+    loop = _per_generation(generations, host, body, stopping, waits_for_state=waits_for_state)
     await asyncio.sleep(0.05)
     generations.lose.set()
     await asyncio.sleep(0.05)
@@ -175,17 +189,7 @@ async def test_a_body_that_does_not_stop_when_cancelled_is_left_behind(
 
     monkeypatch.setattr(recovery, "_STOP_TIMEOUT_S", 0.05)
     monkeypatch.setattr(recovery, "_CANCEL_TIMEOUT_S", 0.05)
-    loop = asyncio.create_task(
-        run_per_generation(
-            host=host,
-            generations=generations,
-            body=body,
-            stopping=stopping,
-            waits_for_state=False,
-            period=0.01,
-            resync_timeout=1,
-        )
-    )
+    loop = _per_generation(generations, host, body, stopping, waits_for_state=False)
     await asyncio.sleep(0.05)
     generations.lose.set()
     for _ in range(100):
