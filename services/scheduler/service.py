@@ -275,7 +275,7 @@ class Scheduler:
 
     async def on_state(self, records: Sequence[Record[StateEvent]]) -> None:
         await self.dead_letter(self.state.apply_state(records, now=time.time()))
-        if self.settings.kueue:
+        if self.settings.kueue and self.leadership.leading:  # (a standby runs no admission)
             self.workloads_seen += [
                 r.value.occurred_at
                 for r in records

@@ -166,19 +166,15 @@ class QueueManager:
                 entry = _Entry(info, place(info), bool(wl.metadata.creationTimestamp))
                 came.append(entry)
             seen[id(wl)] = entry
-            info = entry.info
-            placement = entry.placement
-            if windowed and placement.queue is not None:
+            if entry.placement.queue is None:
+                _hold(entry, snapshot, unqueued)
+            elif windowed:
                 continue  # its queue's visible part is added below
-            infos.append(info)
-            if placement.admitted is not None:
-                snapshot.add_workload(placement.admitted)
-            elif placement.unqueued is not None:
-                unqueued[info.key] = placement.unqueued
+            infos.append(entry.info)
         self._commit(seen, came, source)
         self._priorities, self._routing = priorities, routing
-        self._unkept = any(not e.kept for e in seen.values())
         if windowed:
+            self._unkept = any(not e.kept for e in seen.values())
             return infos, self._windowed(infos)
         return infos, {name: queue for name, queue in self._queues.items() if queue}
 
@@ -228,13 +224,8 @@ class QueueManager:
             entries[id(entry.info.obj)] = entry
         infos: list[WorkloadInfo] = []
         for entry in self._fixed.values():
-            info = entry.info
-            infos.append(info)
-            placement = entry.placement
-            if placement.admitted is not None:
-                snapshot.add_workload(placement.admitted)
-            elif placement.unqueued is not None:
-                unqueued[info.key] = placement.unqueued
+            infos.append(entry.info)
+            _hold(entry, snapshot, unqueued)
         return infos, self._windowed(infos)
 
     def _windowed(self, infos: list[WorkloadInfo]) -> dict[str, list[WorkloadInfo]]:
@@ -313,6 +304,16 @@ class QueueManager:
                 self._visible.pop(name, None)
                 classes = self._classes.setdefault(name, {})
                 insort(classes.setdefault(entry.info.equivalence, []), entry.info, key=_queue_order)
+
+
+def _hold(entry: _Entry, snapshot: Snapshot, unqueued: dict[str, Status]) -> None:
+    """A workload in no queue's waiting list: its quota held in ``snapshot``, or why it
+    waits in no queue in ``unqueued``."""
+    placement = entry.placement
+    if placement.admitted is not None:
+        snapshot.add_workload(placement.admitted)
+    elif placement.unqueued is not None:
+        unqueued[entry.info.key] = placement.unqueued
 
 
 def _admissible(info: WorkloadInfo) -> bool:
