@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.synced
 
-.PHONY: run test lint unit integration e2e bench fmt clean
+.PHONY: run test lint unit integration e2e bench fmt clean control-plane
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -21,9 +21,10 @@ $(STAMP): pyproject.toml uv.lock | $(UV)
 run: $(STAMP)
 	$(BIN)/shoal up
 
-## Lint, type-check, layer contracts, then every test.
-test: lint
-	$(BIN)/pytest -q
+## Lint, type-check, layer contracts, then every test; the e2e suites run on kubesim and on the
+## real control plane (built first, from pinned sources, if it is not built yet).
+test: lint control-plane
+	SHOAL_REQUIRE_REAL=1 $(BIN)/pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check shared services tests
@@ -37,8 +38,8 @@ unit: $(STAMP)
 integration: $(STAMP)
 	$(BIN)/pytest -q tests/integration
 
-e2e: $(STAMP)
-	$(BIN)/pytest -q tests/e2e
+e2e: $(STAMP) control-plane
+	SHOAL_REQUIRE_REAL=1 $(BIN)/pytest -q tests/e2e
 
 bench: $(STAMP)
 	$(BIN)/shoal bench all
@@ -49,3 +50,8 @@ fmt: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .ruff_cache
+
+## The real control plane (kube-apiserver + etcd, kube-controller-manager, kube-scheduler, kwok,
+## Apache Kafka), built from pinned upstream sources into .tools/control-plane/.
+control-plane:
+	deploy/control-plane/build.sh

@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import aiohttp
 
+from services.cli.controlplane.real import MANAGED_BY, RealConfig, RealControlPlane
+from services.cli.processes import Process, cpu_seconds, free_port
 from shared.broker import EmbeddedBroker
 from shared.bus.kafka import KafkaBus
 from shared.config import KafkaSettings
@@ -28,23 +29,6 @@ from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, SHOAL_SCHEDULER_NAMES
 from shared.topics import Topics
 
 SERVICES = ("watcher", "jobcontroller", "scheduler", "binder")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time process ``pid`` used so far (from /proc; None if gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    # utime and stime are fields 14 and 15 of stat(5); fields[0] here is field 3.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 EMBEDDED_SCHEDULER_NAMES = ",".join((*SHOAL_SCHEDULER_NAMES, DEFAULT_SCHEDULER_NAME))
@@ -55,6 +39,9 @@ class StackConfig:
     """What to start. An external bootstrap or kubeconfig replaces the embedded part."""
 
     workdir: Path = Path(".shoal")
+    # "kubesim": the embedded Tansu broker and kubesim; "real": etcd, kube-apiserver, its
+    # controllers, kwok and Apache Kafka (services.cli.controlplane.real).
+    control_plane: Literal["kubesim", "real"] = "kubesim"
     bootstrap: str | None = None
     kubeconfig: Path | None = None
     nodes: int = 8
@@ -70,82 +57,11 @@ class StackConfig:
     # A ``preexec_fn`` for every child (``shoal up``: die with the parent). Only for a stack
     # driven from the main thread: the kernel ties the child to the thread that started it.
     preexec: Callable[[], None] | None = None
+    etcd_fsync: bool = True  # the real control plane's etcd; off for tests
+    # The real control plane: kube-controller-manager's Job controller runs beside Shoal's, and
+    # Shoal's runs only the Jobs whose spec.managedBy names it.
+    builtin_job_controller: bool = False
     profile_dir: Path | None = None  # sample each process's stacks (services.cli.bench.sampling)
-
-
-@dataclass
-class Process:
-    name: str
-    argv: list[str]
-    env: dict[str, str]
-    log_path: Path
-    health_port: int | None = None
-    popen: subprocess.Popen[bytes] | None = None
-    preexec: Callable[[], None] | None = None
-
-    def start(self) -> None:
-        log = self.log_path.open("ab")
-        self.popen = subprocess.Popen(
-            self.argv,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=self.preexec,
-        )
-        log.close()
-
-    def returncode(self) -> int | None:
-        return self.popen.poll() if self.popen is not None else None
-
-    @property
-    def pid(self) -> int | None:
-        return self.popen.pid if self.popen else None
-
-    def alive(self) -> bool:
-        return self.popen is not None and self.popen.poll() is None
-
-    def signal(self, sig: signal.Signals) -> None:
-        if self.alive() and self.popen is not None:
-            self.popen.send_signal(sig)
-
-    def wait(self, timeout: float) -> int | None:
-        if self.popen is None:
-            return None
-        try:
-            return self.popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def kill(self) -> int | None:
-        """SIGKILL, as a crash: nothing is flushed or closed."""
-        self.signal(signal.SIGKILL)
-        return self.wait(5)
-
-    def stop(self, grace: float, *, signalled: bool = False) -> int | None:
-        if not signalled:  # a second SIGTERM would hit a service already past its handler
-            self.signal(signal.SIGTERM)
-        code = self.wait(grace)
-        if code is None and self.alive():
-            self.signal(signal.SIGKILL)
-            code = self.wait(5)
-        return code
-
-    def cpu_seconds(self) -> float | None:
-        if not self.alive() or self.popen is None:
-            return None
-        return cpu_seconds(self.popen.pid)
-
-    def rss_mib(self) -> float | None:
-        if not self.alive() or self.popen is None:
-            return None
-        try:
-            for line in Path(f"/proc/{self.popen.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            return None
-        return None
 
 
 class Stack:
@@ -158,6 +74,7 @@ class Stack:
         self.bootstrap = config.bootstrap or ""
         self.kubeconfig = config.kubeconfig or self.workdir / "kubeconfig"
         self.kubesim: Process | None = None
+        self.real: RealControlPlane | None = None
         self.services: dict[str, Process] = {}
 
     def _python(self, *args: str, profile: str = "") -> list[str]:
@@ -169,10 +86,11 @@ class Stack:
 
     def service_env(self, name: str, health_port: int) -> dict[str, str]:
         env = dict(os.environ)
+        kubeconfig = self.real.service_kubeconfig(name) if self.real else self.kubeconfig
         env.update(
             {
                 "KAFKA_BOOTSTRAP": self.bootstrap,
-                "KUBECONFIG": str(self.kubeconfig),
+                "KUBECONFIG": str(kubeconfig),
                 "SHOAL_HTTP_PORT": str(health_port),
                 "SHOAL_HTTP_HOST": "127.0.0.1",  # a local stack is not reachable from outside
                 "SHOAL_LOG_FORMAT": "json",
@@ -185,7 +103,10 @@ class Stack:
             # idle consumer when anything is published, so an idle one can park longer.
             env.setdefault("SHOAL_DOORBELL", "true")
             env.setdefault("SHOAL_IDLE_FETCH_MAX_WAIT_MS", "450")
-        if self.config.kubeconfig is None:
+        if self.real is not None and self.config.builtin_job_controller:
+            # kube-controller-manager's Job controller runs the Jobs that do not name Shoal's.
+            env.setdefault("SHOAL_JOBCONTROLLER_BATCH_MANAGED_BY", MANAGED_BY)
+        if self.real is None and self.config.kubeconfig is None:
             # The simulated cluster has no kube-scheduler: Shoal plays the default scheduler's
             # part too, so an ordinary Job runs unchanged (a real cluster keeps its own).
             for variable in (
@@ -199,12 +120,14 @@ class Stack:
     async def start(self, *, timeout: float = 60.0) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "logs").mkdir(exist_ok=True)
+        if self.config.control_plane == "real" and self.config.kubeconfig is None:
+            await self._start_real(timeout)
         if not self.bootstrap:
             self._start_broker()
             assert self.broker is not None
             self.bootstrap = self.broker.bootstrap
         await self.create_topics()
-        if self.config.kubeconfig is None:
+        if self.config.kubeconfig is None and self.real is None:
             await self._start_kubesim(timeout)
         for name in self.config.services:
             self.services[name] = self._service(name)
@@ -219,6 +142,29 @@ class Stack:
         async with KafkaBus(settings=settings) as bus:
             await bus.create_topics(topics.single_partition(), partitions=1)
             await bus.create_topics(topics.everything())
+
+    async def _start_real(self, timeout: float) -> None:
+        config = self.config
+        self.real = RealControlPlane(
+            RealConfig(
+                workdir=self.workdir,
+                nodes=config.nodes,
+                node_cpu=config.node_cpu,
+                node_memory=config.node_memory,
+                node_gpus=config.node_gpus,
+                etcd_fsync=config.etcd_fsync,
+                builtin_job_controller=config.builtin_job_controller,
+                preexec=config.preexec,
+            )
+        )
+        try:
+            await self.real.start(timeout=max(timeout, 120.0))
+        except BaseException:
+            self.real.stop(grace=5)
+            raise
+        self.kubeconfig = self.real.kubeconfig
+        if not self.bootstrap:
+            self.bootstrap = self.real.bootstrap
 
     async def _start_kubesim(self, timeout: float) -> None:
         if self.kubeconfig.exists():
@@ -339,6 +285,9 @@ class Stack:
             yield "broker", self.broker.alive(), self.broker.returncode()
         if self.kubesim is not None:
             yield "kubesim", self.kubesim.alive(), self.kubesim.returncode()
+        if self.real is not None:
+            for name, process in self.real.processes.items():
+                yield name, process.alive(), process.returncode()
         for name, process in self.services.items():
             yield name, process.alive(), process.returncode()
 
@@ -348,6 +297,8 @@ class Stack:
             self.restart_broker()
         elif name == "kubesim" and self.kubesim is not None:
             self.kubesim.start()
+        elif self.real is not None and name in self.real.processes:
+            self.real.processes[name].start()
         else:
             self.services[name] = self._service(name)
             self.services[name].start()
@@ -359,7 +310,10 @@ class Stack:
         return parts
 
     def rss(self) -> dict[str, float | None]:
-        return {name: p.rss_mib() for name, p in self._parts().items()}
+        used = {name: p.rss_mib() for name, p in self._parts().items()}
+        if self.real is not None:
+            used.update(self.real.rss())
+        return used
 
     def signal_all(self, sig: signal.Signals) -> None:
         """Send ``sig`` to kubesim and every service."""
@@ -371,6 +325,8 @@ class Stack:
         used = {name: p.cpu_seconds() for name, p in self._parts().items()}
         if self.broker is not None:
             used["broker"] = cpu_seconds(self.broker.pid) if self.broker.pid else None
+        if self.real is not None:
+            used.update(self.real.cpu())
         return {name: seconds for name, seconds in used.items() if seconds is not None}
 
     def stop(self, *, grace: float = 20.0) -> dict[str, int | None]:
@@ -383,4 +339,6 @@ class Stack:
             codes["kubesim"] = self.kubesim.stop(5)
         if self.broker is not None:
             self.broker.stop()
+        if self.real is not None:
+            codes.update(self.real.stop(grace=min(grace, 10.0)))
         return codes

@@ -1,8 +1,10 @@
 """``shoal up`` (``make run``): the whole system locally, the demo jobs, live progress.
 
 Starts the embedded broker, kubesim with a few simulated nodes and the four services as separate
-processes; submits deploy/examples; shows jobs, phases and pods until every demo job finished;
-prints a summary. With ``--kubeconfig``/``--bootstrap`` it runs the services against a real
+processes (with ``--control-plane real``: etcd, kube-apiserver, its controllers, kwok nodes and
+Apache Kafka instead of kubesim and the embedded broker, ``services.cli.controlplane.real``);
+submits deploy/examples; shows jobs, phases and pods until every demo job finished; prints a
+summary. With ``--kubeconfig``/``--bootstrap`` it runs the services against a real
 cluster and a real Kafka instead of the embedded ones. It supervises its children (``supervise``):
 one that exits is restarted with back-off and reported; Ctrl-C or SIGTERM stops everything
 cleanly, and the children die with it if it crashes. With ``--no-demo`` it stays up.
@@ -20,6 +22,7 @@ from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from services.cli.controlplane.real import MANAGED_BY
 from services.cli.failures import check_kubeconfig
 from services.cli.progress import JobProgress, progress
 from services.cli.stack import Stack, StackConfig
@@ -38,6 +41,20 @@ JOB_KINDS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--control-plane",
+        choices=("kubesim", "real"),
+        default="kubesim",
+        help="kubesim + the embedded broker (default, seconds to start), or the real parts "
+        "built by `make control-plane`: etcd, kube-apiserver, kube-controller-manager, "
+        "kube-scheduler, kwok nodes and Apache Kafka",
+    )
+    parser.add_argument(
+        "--builtin-job-controller",
+        action="store_true",
+        help="--control-plane real: run kube-controller-manager's Job controller too; Shoal's "
+        f"then runs only the Jobs with spec.managedBy: {MANAGED_BY}",
+    )
     parser.add_argument("--kubeconfig", type=Path, help="use this cluster instead of kubesim")
     parser.add_argument("--bootstrap", help="use this Kafka instead of the embedded broker")
     parser.add_argument("--examples", type=Path, default=EXAMPLES, help="demo manifests")
@@ -194,7 +211,7 @@ def kubesim_data_dir(args: argparse.Namespace) -> Path | None:
     """Where kubesim journals (none against a real cluster). Emptied first unless
     ``--keep-data``: a new ``shoal up`` (``make run``) starts from a fresh cluster, while a
     kubesim the supervisor restarts during the run gets every object back."""
-    if args.kubeconfig is not None:
+    if args.kubeconfig is not None or args.control_plane == "real":
         return None
     data_dir: Path = args.data_dir or args.workdir / "kubesim"
     if data_dir.exists() and not data_dir.is_dir():
@@ -211,6 +228,8 @@ async def up(args: argparse.Namespace) -> int:
     config = StackConfig(
         kubesim_data_dir=kubesim_data_dir(args),
         workdir=args.workdir,
+        control_plane=args.control_plane,
+        builtin_job_controller=args.builtin_job_controller,
         bootstrap=args.bootstrap,
         kubeconfig=args.kubeconfig,
         nodes=args.nodes,
@@ -226,7 +245,12 @@ async def up(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stopping.set)
     supervisor = Supervisor(stack, report=_Report(args.workdir))
     supervising: asyncio.Task[None] | None = None
-    print("starting Shoal: broker, kubesim, watcher, jobcontroller, scheduler, binder ...")
+    parts = (
+        "etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok, Kafka"
+        if args.control_plane == "real" and args.kubeconfig is None
+        else "broker, kubesim"
+    )
+    print(f"starting Shoal: {parts}, watcher, jobcontroller, scheduler, binder ...")
     try:
         await _unless_stopped(stopping, stack.start(timeout=120))
         if stopping.is_set():

@@ -28,6 +28,7 @@ from aiokafka.partitioner import murmur2
 from services.jobcontroller import podgroups
 from services.jobcontroller.batchjob import is_finished, orphans
 from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
+from services.jobcontroller.core import BATCH_CONTROLLER_NAME
 from services.jobcontroller.workkeys import (
     BATCH_JOB,
     COMMAND,
@@ -92,12 +93,14 @@ class ControllerCache:
         expectations: Expectations,
         on_work: Callable[[WorkKey], None],
         scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES),
+        batch_managed_by: str = BATCH_CONTROLLER_NAME,
     ) -> None:
         self.objects = ObjectCache(on_change=self._changed)
         self.expectations = expectations
         # Per job (``str(WorkKey)``): pods whose tracking-finalizer removal is in flight.
         self.finalizers = UidExpectations()
         self.scheduler_names = scheduler_names
+        self.batch_managed_by = batch_managed_by
         self.invalid: dict[WorkKey, BadObject] = {}
         self._on_work = on_work
         self._owned: dict[WorkKey, dict[str, set[str]]] = {}
@@ -279,7 +282,7 @@ class ControllerCache:
 
     def needs_release(self, pod: Pod) -> bool:
         """A tracking finalizer that no running Job will remove (``batchjob.orphans``)."""
-        return orphans.needs_release(pod, self.controller_job(pod))
+        return orphans.needs_release(pod, self.controller_job(pod), self.batch_managed_by)
 
     def _pod_changed(self, key: str, new: Model | None) -> None:
         if isinstance(new, Pod) and (self.needs_podgroup(new) or self.needs_release(new)):

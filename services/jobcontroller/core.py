@@ -15,6 +15,9 @@ import msgspec
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import Command, Json, Model, Pod, PodGroup, ResourceFlavor, Service, Workload
 
+# Kubernetes' own Job controller: what an unset batch/v1 ``spec.managedBy`` means.
+BATCH_CONTROLLER_NAME = "kubernetes.io/job-controller"
+
 M = TypeVar("M", bound=Model)
 
 
@@ -48,6 +51,8 @@ class Observed:
     # job (PyTorchJob) gets one PodGroup for all its pods, as the training operator does with
     # ``--gang-scheduler-name``.
     gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES)
+    # The controller's setting: the batch/v1 ``spec.managedBy`` it answers to.
+    batch_managed_by: str = BATCH_CONTROLLER_NAME
 
 
 @dataclass(slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from services.jobcontroller.core import Observed
+from services.jobcontroller.core import BATCH_CONTROLLER_NAME, Observed
 from services.jobcontroller.workkeys import (
     COMMAND,
     POD,
@@ -44,6 +44,7 @@ def observe(
     expectations_satisfied: bool = True,
     finalizers_removing: frozenset[str] = frozenset(),
     gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES),
+    batch_managed_by: str = BATCH_CONTROLLER_NAME,
 ) -> Observed:
     namespace = split_key(job.key)[0]
     return Observed(
@@ -57,4 +58,5 @@ def observe(
         workloads=index.owned(job, WORKLOAD),
         flavors={f.metadata.name: f for f in index.cluster_scoped(RESOURCE_FLAVOR)},
         gang_scheduler_names=gang_scheduler_names,
+        batch_managed_by=batch_managed_by,
     )

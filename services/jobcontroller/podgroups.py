@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from services.jobcontroller.batchjob import orphans
-from services.jobcontroller.core import Actions, Patch
+from services.jobcontroller.core import BATCH_CONTROLLER_NAME, Actions, Patch
 from shared.kube.keys import key_of, namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES, scheduler_name
 from shared.models import Job, Json, Pod, to_dict
@@ -50,12 +50,13 @@ def reconcile_pod(
     job: Job | None,
     podgroup_exists: bool,
     scheduler_names: Collection[str] = SHOAL_SCHEDULER_NAMES,
+    batch_managed_by: str = BATCH_CONTROLLER_NAME,
 ) -> Actions:
     """One sync of a pod outside any job sync. ``job``: the cached batch/v1 Job its controller
     reference names (None when none is cached); ``podgroup_exists``: whether the cache holds
     the PodGroup ``podgroup_key(pod)``."""
     actions = Actions()
-    release = orphans.release(pod, job)
+    release = orphans.release(pod, job, batch_managed_by)
     if release is not None:
         actions.patch.append(release)
     if not needs_podgroup(pod, scheduler_names):

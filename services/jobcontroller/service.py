@@ -74,6 +74,16 @@ class JobControllerSettings(msgspec.Struct, frozen=True, kw_only=True):
             "runPolicy.schedulingPolicy"
         ),
     ] = SHOAL_SCHEDULER_NAMES
+    batch_managed_by: Annotated[
+        str,
+        Meta(
+            description="the batch/v1 Job spec.managedBy this controller answers to; the default "
+            "(Kubernetes' own Job controller, also what an unset managedBy means) is for a "
+            "cluster where Shoal replaces that controller (kubesim, or kube-controller-manager "
+            "run with --controllers=*,-job); beside a running built-in Job controller, a name "
+            "of Shoal's own (shoal.io/job-controller) so each Job has one controller"
+        ),
+    ] = "kubernetes.io/job-controller"
     backoff_base: Annotated[Duration, Meta(description="first retry delay after a failed sync")] = (
         0.05
     )
@@ -157,6 +167,7 @@ class JobController:
             expectations=Expectations(),
             on_work=self._on_work,
             scheduler_names=frozenset(settings.scheduler_names),
+            batch_managed_by=settings.batch_managed_by,
         )
         executor = ActionExecutor(
             kube, self.cache, component="shoal-jobcontroller", post_events=settings.post_events

@@ -140,6 +140,7 @@ class Syncer:
             ),
             finalizers_removing=cache.finalizers.pending(str(key)),
             gang_scheduler_names=self._gang_scheduler_names,
+            batch_managed_by=cache.batch_managed_by,
         )
 
     async def _report_invalid(
@@ -187,6 +188,7 @@ class Syncer:
             job=self._cache.controller_job(pod),
             podgroup_exists=await self._podgroup_exists(group),
             scheduler_names=self._cache.scheduler_names,
+            batch_managed_by=self._cache.batch_managed_by,
         )
         if not actions.create:
             return SyncResult(await self._executor.execute(key, _head(pod), actions))

@@ -64,6 +64,9 @@ def _int_param(query: Any, name: str) -> int | None:
         raise apierrors.bad_request(f"{name} must be an integer, got {raw!r}") from exc
 
 
+_TYPE_FIELDS = ("apiVersion", "kind")
+
+
 class ApiHandler:
     """The REST surface: discovery, CRUD, subresources, watch."""
 
@@ -243,6 +246,9 @@ class ApiHandler:
             body = tables.table(rtype, objects, metadata["resourceVersion"], time.time())
             body["metadata"] = metadata
             return respond(body)
+        if rtype.builtin:
+            # As kube-apiserver: a built-in type's list items carry no apiVersion or kind.
+            objects = [{k: v for k, v in o.items() if k not in _TYPE_FIELDS} for o in objects]
         return respond(
             {
                 "kind": f"{rtype.kind}List",

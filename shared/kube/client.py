@@ -227,7 +227,14 @@ class KubeClient:
             "labelSelector": label_selector,
             "fieldSelector": field_selector,
         }
-        return await self._json("GET", rt.collection_path(namespace), query=query)
+        page = await self._json("GET", rt.collection_path(namespace), query=query)
+        # kube-apiserver leaves apiVersion and kind out of the items of a built-in type's list
+        # (they are the list's, less "List"); every consumer here reads them off the object.
+        for item in page.get("items") or ():
+            if isinstance(item, dict):
+                item.setdefault("apiVersion", rt.api_version)
+                item.setdefault("kind", rt.kind)
+        return page
 
     async def list_all(self, rt: ResourceType, **kwargs: Any) -> tuple[list[Json], str]:
         """Every object (following ``continue``) and the list's resourceVersion."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-CONTROLLER_NAME = "kubernetes.io/job-controller"
+from services.jobcontroller.core import BATCH_CONTROLLER_NAME
+
+CONTROLLER_NAME = BATCH_CONTROLLER_NAME
 TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
 
 CONTROLLER_UID_LABEL = "batch.kubernetes.io/controller-uid"

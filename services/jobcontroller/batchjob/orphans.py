@@ -10,6 +10,7 @@ controller (``spec.managedBy``), is left alone.
 from __future__ import annotations
 
 from services.jobcontroller.batchjob import spec
+from services.jobcontroller.batchjob.keys import CONTROLLER_NAME
 from services.jobcontroller.batchjob.manage import finalizer_removal
 from services.jobcontroller.batchjob.pods import has_finalizer
 from services.jobcontroller.batchjob.sync import is_finished
@@ -26,7 +27,7 @@ def controller_job_key(pod: Pod) -> str | None:
     return namespaced_key(pod.metadata.namespace, ref.name)
 
 
-def needs_release(pod: Pod, job: Job | None) -> bool:
+def needs_release(pod: Pod, job: Job | None, claim: str = CONTROLLER_NAME) -> bool:
     """Whether the pod's tracking finalizer must go; ``job``: the cached Job its controller
     reference names (None when there is none)."""
     if not has_finalizer(pod):
@@ -36,11 +37,11 @@ def needs_release(pod: Pod, job: Job | None) -> bool:
         return False
     if job is None or ref is None or job.metadata.uid != ref.uid:
         return True
-    return not spec.managed_externally(job) and is_finished(job)
+    return not spec.managed_externally(job, claim) and is_finished(job)
 
 
-def release(pod: Pod, job: Job | None) -> Patch | None:
+def release(pod: Pod, job: Job | None, claim: str = CONTROLLER_NAME) -> Patch | None:
     """The finalizer-removal patch for an orphaned pod, or None."""
-    if not needs_release(pod, job):
+    if not needs_release(pod, job, claim):
         return None
     return finalizer_removal(key_of(pod), pod)

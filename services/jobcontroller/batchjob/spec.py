@@ -69,10 +69,12 @@ class JobView:
         return value if isinstance(value, str) else None
 
 
-def managed_externally(job: Job) -> bool:
-    """``spec.managedBy`` names another controller: this one must leave the Job alone."""
-    managed_by = job.spec.managedBy
-    return managed_by is not None and managed_by != keys.CONTROLLER_NAME
+def managed_externally(job: Job, claim: str = keys.CONTROLLER_NAME) -> bool:
+    """``spec.managedBy`` names another controller than ``claim``, the name this controller
+    answers to: it must leave the Job alone. An unset ``managedBy`` means Kubernetes' own Job
+    controller, so with another claim (a cluster whose built-in Job controller runs) the Job
+    is that controller's."""
+    return (job.spec.managedBy or keys.CONTROLLER_NAME) != claim
 
 
 def validate(job: Job) -> list[str]:

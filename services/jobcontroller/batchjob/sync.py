@@ -24,7 +24,7 @@ from shared.models import Condition, Job
 
 def reconcile(job: Job, observed: Observed, now: float) -> Actions:
     actions = Actions()
-    if spec.managed_externally(job):
+    if spec.managed_externally(job, observed.batch_managed_by):
         return actions
     problems = spec.validate(job)
     if problems:

@@ -164,6 +164,29 @@ async def test_list_pages_with_limit_and_continue(core: client.CoreV1Api) -> Non
     assert names == sorted(f"page-{i}" for i in range(7))
 
 
+async def test_list_items_of_a_builtin_type_carry_no_type_but_custom_ones_do(
+    sim: KubeSim, custom: client.CustomObjectsApi
+) -> None:
+    """kube-apiserver's typed lists leave apiVersion/kind out of each item; a CRD's list is
+    unstructured and keeps them. KubeClient.list_page puts them back for its callers."""
+    from shared.kube import KubeClient, resource_for
+
+    await custom.create_cluster_custom_object(
+        "scheduling.volcano.sh", "v1beta1", "queues", {"metadata": {"name": "typed"}}
+    )
+    kube = await KubeClient.connect(str(sim.kubeconfig_path))
+    try:
+        raw = await kube._json("GET", "/api/v1/nodes")
+        assert raw["kind"] == "NodeList" and raw["items"]
+        assert all("kind" not in n and "apiVersion" not in n for n in raw["items"])
+        queues = await kube._json("GET", "/apis/scheduling.volcano.sh/v1beta1/queues")
+        assert all(q["kind"] == "Queue" for q in queues["items"])
+        nodes, _ = await kube.list_all(resource_for("v1", "Node"))
+        assert {(n["apiVersion"], n["kind"]) for n in nodes} == {("v1", "Node")}
+    finally:
+        await kube.close()
+
+
 async def test_status_subresource_is_separate(custom: client.CustomObjectsApi) -> None:
     group, version, plural = "scheduling.volcano.sh", "v1beta1", "podgroups"
     pg = {

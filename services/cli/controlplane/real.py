@@ -1,0 +1,617 @@
+"""A real control plane on this machine: etcd, kube-apiserver, kube-controller-manager,
+kube-scheduler, kwok and Apache Kafka, built from pinned upstream sources by
+``make control-plane`` (deploy/control-plane/build.sh) into ``.tools/control-plane``.
+
+The API server is started as kind and envtest start it, with TLS, client certificates, service
+accounts and ``--authorization-mode=Node,RBAC``. Shoal's CRDs and deploy/'s RBAC are installed,
+kwok plays N nodes (``deploy/control-plane/kwok/stages.yaml`` runs pods from kubesim's
+``sim.shoal.io/*`` annotations), and each Shoal service gets a kubeconfig with its own
+service account's token: no service runs as admin.
+
+kube-controller-manager runs every default controller but its Job controller: Shoal's job
+controller is the cluster's (``--controllers=*,-job``), as on kubesim. With
+``builtin_job_controller`` the built-in one runs too, and each Job has one controller through
+``spec.managedBy``: Shoal claims the Jobs that name ``MANAGED_BY``
+(``SHOAL_JOBCONTROLLER_BATCH_MANAGED_BY``), the built-in controller the rest.
+
+Each part is a child process with a log under ``<workdir>/logs``; ``stop`` sends SIGTERM and
+SIGKILLs what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import signal
+import ssl
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import yaml
+
+from services.cli.controlplane.pki import Pki
+from services.cli.processes import Process, cpu_seconds, free_port
+
+Json = dict[str, Any]
+REPO = Path(__file__).resolve().parents[3]
+DEPLOY = REPO / "deploy"
+TOOLS_ENV = "SHOAL_CONTROL_PLANE_DIR"
+SYSTEM_NAMESPACE = "shoal-system"
+# The Job controller name Shoal claims on a cluster whose own Job controller runs.
+MANAGED_BY = "shoal.io/job-controller"
+SERVICE_ACCOUNTS = {
+    "watcher": "shoal-watcher",
+    "jobcontroller": "shoal-jobcontroller",
+    "scheduler": "shoal-scheduler",
+    "binder": "shoal-binder",
+}
+KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+_TOKEN_SECONDS = 7 * 24 * 3600
+
+# Collection paths of the kinds the install applies ({ns}: the object's namespace).
+_PATHS = {
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): (
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    ),
+    ("v1", "Namespace"): "/api/v1/namespaces",
+    ("v1", "ServiceAccount"): "/api/v1/namespaces/{ns}/serviceaccounts",
+    ("v1", "ConfigMap"): "/api/v1/namespaces/{ns}/configmaps",
+    ("v1", "Node"): "/api/v1/nodes",
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): (
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+    ),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): (
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+    ),
+    ("rbac.authorization.k8s.io/v1", "Role"): (
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles"
+    ),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): (
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"
+    ),
+    ("scheduling.volcano.sh/v1beta1", "Queue"): "/apis/scheduling.volcano.sh/v1beta1/queues",
+}
+
+
+def tools_dir() -> Path:
+    return Path(os.environ.get(TOOLS_ENV) or REPO / ".tools" / "control-plane")
+
+
+def built() -> bool:
+    """Whether ``make control-plane`` has built every part."""
+    root = tools_dir()
+    names = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+    return all((root / "bin" / n).is_file() for n in names) and (root / "kafka" / "libs").is_dir()
+
+
+@dataclass
+class RealConfig:
+    workdir: Path
+    nodes: int = 8
+    node_cpu: str = "16"
+    node_memory: str = "64Gi"
+    node_gpus: int = 4
+    node_pods: int = 110
+    # etcd without fsync: for tests, whose data dies with the run.
+    etcd_fsync: bool = True
+    builtin_job_controller: bool = False
+    preexec: Callable[[], None] | None = None
+    extra_apiserver_args: tuple[str, ...] = ()
+
+
+@dataclass
+class RealControlPlane:
+    """Start, inspect and stop the parts; ``kubeconfig`` is the admin's."""
+
+    config: RealConfig
+    processes: dict[str, Process] = field(default_factory=dict)
+    apiserver_url: str = ""
+    bootstrap: str = ""
+
+    @property
+    def dir(self) -> Path:
+        return self.config.workdir / "control-plane"
+
+    @property
+    def pki(self) -> Pki:
+        return Pki(self.dir / "pki")
+
+    @property
+    def kubeconfig(self) -> Path:
+        return self.dir / "admin.kubeconfig"
+
+    def service_kubeconfig(self, service: str) -> Path:
+        return self.dir / f"{service}.kubeconfig"
+
+    # --- start ------------------------------------------------------------------------------
+
+    async def start(self, *, timeout: float = 120.0) -> None:
+        if not built():
+            raise RuntimeError(
+                f"the real control plane is not built in {tools_dir()}: run `make control-plane`"
+            )
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.config.workdir / "logs").mkdir(parents=True, exist_ok=True)
+        self.pki.ensure()
+        # Children are started from this thread: a die-with-parent preexec ties them to it.
+        kafka = asyncio.create_task(self._start_kafka())
+        await self._start_etcd(timeout)
+        await self._start_apiserver(timeout)
+        for name, stem in (
+            ("admin", "admin"),
+            ("kcm", "kube-controller-manager"),
+            ("scheduler", "kube-scheduler"),
+            ("kwok", "kwok"),
+        ):
+            self._write_kubeconfig(self.dir / f"{name}.kubeconfig", client=stem)
+        await self._install()
+        self._start_kcm()
+        self._start_kube_scheduler()
+        self._start_kwok()
+        await self._service_accounts()
+        await self._wait_nodes_ready(timeout)
+        await kafka
+        await self._wait_kafka(timeout)
+
+    def _bin(self, name: str) -> str:
+        return str(tools_dir() / "bin" / name)
+
+    def _spawn(self, name: str, argv: list[str]) -> Process:
+        process = Process(
+            name,
+            argv,
+            dict(os.environ),
+            self.config.workdir / "logs" / f"{name}.log",
+            preexec=self.config.preexec,
+        )
+        process.start()
+        self.processes[name] = process
+        return process
+
+    async def _start_etcd(self, timeout: float) -> None:
+        client, peer = free_port(), free_port()
+        self.etcd_url = f"http://127.0.0.1:{client}"
+        argv = [
+            self._bin("etcd"),
+            "--name=shoal",
+            f"--data-dir={self.dir / 'etcd'}",
+            f"--listen-client-urls={self.etcd_url}",
+            f"--advertise-client-urls={self.etcd_url}",
+            f"--listen-peer-urls=http://127.0.0.1:{peer}",
+            f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
+            f"--initial-cluster=shoal=http://127.0.0.1:{peer}",
+            "--quota-backend-bytes=8589934592",
+            "--log-level=warn",
+        ]
+        if not self.config.etcd_fsync:
+            argv.append("--unsafe-no-fsync")
+        process = self._spawn("etcd", argv)
+        await self._poll(f"{self.etcd_url}/health", timeout, process, tls=False)
+
+    async def _start_apiserver(self, timeout: float) -> None:
+        port = free_port()
+        self.apiserver_url = f"https://127.0.0.1:{port}"
+        pki = self.pki
+        argv = [
+            self._bin("kube-apiserver"),
+            f"--etcd-servers={self.etcd_url}",
+            "--bind-address=127.0.0.1",
+            "--advertise-address=127.0.0.1",
+            "--endpoint-reconciler-type=none",  # as envtest: no kubernetes Service endpoints
+            f"--secure-port={port}",
+            f"--cert-dir={self.dir / 'apiserver-certs'}",
+            f"--tls-cert-file={pki.serving_cert}",
+            f"--tls-private-key-file={pki.serving_key}",
+            f"--client-ca-file={pki.ca_cert}",
+            f"--service-account-key-file={pki.sa_pub}",
+            f"--service-account-signing-key-file={pki.sa_key}",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            "--api-audiences=https://kubernetes.default.svc.cluster.local",
+            "--service-cluster-ip-range=10.96.0.0/16",
+            "--authorization-mode=Node,RBAC",
+            "--allow-privileged=true",
+            # As envtest: no admission of pods' service-account token volumes (kwok runs no
+            # containers, and a namespace's default ServiceAccount may come a moment after it).
+            "--disable-admission-plugins=ServiceAccount",
+            "--profiling=false",
+            "--v=0",
+            *self.config.extra_apiserver_args,
+        ]
+        process = self._spawn("kube-apiserver", argv)
+        await self._poll(f"{self.apiserver_url}/readyz", timeout, process, tls=True)
+
+    def _start_kcm(self) -> None:
+        pki = self.pki
+        self._spawn(
+            "kube-controller-manager",
+            [
+                self._bin("kube-controller-manager"),
+                f"--kubeconfig={self.dir / 'kcm.kubeconfig'}",
+                f"--authentication-kubeconfig={self.dir / 'kcm.kubeconfig'}",
+                f"--authorization-kubeconfig={self.dir / 'kcm.kubeconfig'}",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={free_port()}",
+                "--leader-elect=false",
+                "--controllers=*" if self.config.builtin_job_controller else "--controllers=*,-job",
+                "--use-service-account-credentials=true",
+                f"--service-account-private-key-file={pki.sa_key}",
+                f"--root-ca-file={pki.ca_cert}",
+                f"--cluster-signing-cert-file={pki.ca_cert}",
+                f"--cluster-signing-key-file={pki.ca_key}",
+                "--v=0",
+            ],
+        )
+
+    def _start_kube_scheduler(self) -> None:
+        kubeconfig = self.dir / "scheduler.kubeconfig"
+        self._spawn(
+            "kube-scheduler",
+            [
+                self._bin("kube-scheduler"),
+                f"--kubeconfig={kubeconfig}",
+                f"--authentication-kubeconfig={kubeconfig}",
+                f"--authorization-kubeconfig={kubeconfig}",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={free_port()}",
+                "--leader-elect=false",
+                "--v=0",
+            ],
+        )
+
+    def _start_kwok(self) -> None:
+        self._spawn(
+            "kwok",
+            [
+                self._bin("kwok"),
+                f"--kubeconfig={self.dir / 'kwok.kubeconfig'}",
+                f"--config={DEPLOY / 'control-plane' / 'kwok' / 'stages.yaml'}",
+                f"--manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake",
+                "--node-lease-duration-seconds=40",
+                "--cidr=10.128.0.1/10",
+                f"--server-address=127.0.0.1:{free_port()}",
+                "--v=0",
+            ],
+        )
+
+    # --- Kafka ------------------------------------------------------------------------------
+
+    async def _start_kafka(self) -> None:
+        port, controller = free_port(), free_port()
+        self.bootstrap = f"127.0.0.1:{port}"
+        root = self.dir / "kafka"
+        root.mkdir(parents=True, exist_ok=True)
+        properties = root / "server.properties"
+        properties.write_text(
+            "\n".join(
+                (
+                    "process.roles=broker,controller",
+                    "node.id=1",
+                    f"controller.quorum.voters=1@127.0.0.1:{controller}",
+                    f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
+                    f"advertised.listeners=PLAINTEXT://{self.bootstrap}",
+                    "controller.listener.names=CONTROLLER",
+                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                    f"log.dirs={root / 'data'}",
+                    "num.partitions=4",
+                    "offsets.topic.replication.factor=1",
+                    "offsets.topic.num.partitions=8",
+                    "transaction.state.log.replication.factor=1",
+                    "transaction.state.log.min.isr=1",
+                    "share.coordinator.state.topic.replication.factor=1",
+                    "share.coordinator.state.topic.min.isr=1",
+                    "group.initial.rebalance.delay.ms=0",
+                    "auto.create.topics.enable=true",
+                    "",
+                )
+            )
+        )
+        (root / "log4j2.yaml").write_text(_LOG4J)
+        classpath = str(tools_dir() / "kafka" / "libs" / "*")
+        java = ["java", "-cp", classpath, f"-Dlog4j2.configurationFile={root / 'log4j2.yaml'}"]
+        if not (root / "data" / "meta.properties").exists():
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+            with (self.config.workdir / "logs" / "kafka.log").open("ab") as log:
+                formatting = await asyncio.create_subprocess_exec(
+                    *java,
+                    "kafka.tools.StorageTool",
+                    "format",
+                    "-t",
+                    cluster_id,
+                    "-c",
+                    str(properties),
+                    "--ignore-formatted",
+                    stdout=log,
+                    stderr=asyncio.subprocess.STDOUT,
+                )
+            if await asyncio.wait_for(formatting.wait(), 120) != 0:
+                raise RuntimeError("formatting Kafka's storage failed; see logs/kafka.log")
+        self._spawn(
+            "kafka",
+            [
+                *java,
+                "-Xms256m",
+                "-Xmx1g",
+                "-XX:+UseG1GC",
+                "-XX:MaxGCPauseMillis=20",
+                "kafka.Kafka",
+                str(properties),
+            ],
+        )
+
+    async def _wait_kafka(self, timeout: float) -> None:
+        host, port = self.bootstrap.rsplit(":", 1)
+        process = self.processes["kafka"]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not process.alive():
+                raise RuntimeError(f"kafka exited; see {process.log_path}")
+            try:
+                _, writer = await asyncio.open_connection(host, int(port))
+                writer.close()
+                return
+            except OSError:
+                await asyncio.sleep(0.2)
+        raise TimeoutError(f"Kafka not listening on {self.bootstrap} after {timeout:.0f}s")
+
+    # --- objects ----------------------------------------------------------------------------
+
+    def _ssl(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=str(self.pki.ca_cert))
+        context.load_cert_chain(self.pki.client_cert("admin"), self.pki.client_key("admin"))
+        return context
+
+    def _write_kubeconfig(
+        self, path: Path, *, client: str | None = None, token: str | None = None, user: str = ""
+    ) -> None:
+        user = user or client or "shoal"
+        credentials: Json = (
+            {"token": token}
+            if token is not None
+            else {
+                "client-certificate": str(self.pki.client_cert(client or "admin")),
+                "client-key": str(self.pki.client_key(client or "admin")),
+            }
+        )
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "shoal-real",
+                    "cluster": {
+                        "server": self.apiserver_url,
+                        "certificate-authority": str(self.pki.ca_cert),
+                    },
+                }
+            ],
+            "users": [{"name": user, "user": credentials}],
+            "contexts": [
+                {
+                    "name": "shoal-real",
+                    "context": {"cluster": "shoal-real", "user": user, "namespace": "default"},
+                }
+            ],
+            "current-context": "shoal-real",
+        }
+        path.write_text(yaml.safe_dump(config, sort_keys=False))
+        path.chmod(0o600)
+
+    async def request(self, method: str, path: str, body: Json | None = None) -> tuple[int, Json]:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.request(
+                method, self.apiserver_url + path, json=body, ssl=self._ssl()
+            ) as response,
+        ):
+            data = await response.json(content_type=None)
+            return response.status, data if isinstance(data, dict) else {}
+
+    async def apply(self, documents: Iterable[Json]) -> None:
+        """Create each object, or replace it if it exists (an install run again)."""
+        for obj in documents:
+            key = (obj.get("apiVersion", ""), obj.get("kind", ""))
+            meta = obj.get("metadata") or {}
+            collection = _PATHS[key].format(ns=meta.get("namespace", "default"))
+            status, answer = await self.request("POST", collection, obj)
+            if status == 409:
+                current_status, current = await self.request("GET", f"{collection}/{meta['name']}")
+                if current_status == 200:
+                    obj = {
+                        **obj,
+                        "metadata": {
+                            **meta,
+                            "resourceVersion": current["metadata"]["resourceVersion"],
+                        },
+                    }
+                    status, answer = await self.request("PUT", f"{collection}/{meta['name']}", obj)
+            if status >= 300:
+                raise RuntimeError(
+                    f"installing {key[1]} {meta.get('name')}: {answer.get('message', status)}"
+                )
+
+    async def _install(self) -> None:
+        await self.apply(
+            [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SYSTEM_NAMESPACE}}]
+        )
+        crds = [
+            doc
+            for path in sorted((DEPLOY / "crds").rglob("*.yaml"))
+            if path.name != "kustomization.yaml"
+            for doc in _documents(path)
+        ]
+        await self.apply(crds)
+        await self.apply(
+            doc
+            for path in sorted((DEPLOY / "rbac").glob("*.yaml"))
+            if path.name != "kustomization.yaml"
+            for doc in _documents(path)
+        )
+        await self._wait_established([c["metadata"]["name"] for c in crds])
+        await self.apply(_documents(DEPLOY / "kustomize" / "base" / "default-queue.yaml"))
+        await self.apply(self.node_manifests())
+
+    async def _wait_established(self, names: list[str], timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        waiting = set(names)
+        while waiting and time.monotonic() < deadline:
+            for name in list(waiting):
+                status, crd = await self.request(
+                    "GET",
+                    f"{_PATHS[('apiextensions.k8s.io/v1', 'CustomResourceDefinition')]}/{name}",
+                )
+                conditions = (crd.get("status") or {}).get("conditions") or []
+                if status == 200 and any(
+                    c.get("type") == "Established" and c.get("status") == "True" for c in conditions
+                ):
+                    waiting.discard(name)
+            if waiting:
+                await asyncio.sleep(0.2)
+        if waiting:
+            raise TimeoutError(f"CRDs not established: {sorted(waiting)}")
+
+    def node_manifests(self) -> list[Json]:
+        capacity = {
+            "cpu": self.config.node_cpu,
+            "memory": self.config.node_memory,
+            "pods": str(self.config.node_pods),
+            "ephemeral-storage": "500Gi",
+        }
+        if self.config.node_gpus:
+            capacity["nvidia.com/gpu"] = str(self.config.node_gpus)
+        nodes = []
+        for i in range(self.config.nodes):
+            name = f"node-{i}"
+            nodes.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Node",
+                    "metadata": {
+                        "name": name,
+                        "annotations": {KWOK_NODE_ANNOTATION: "fake"},
+                        "labels": {
+                            "kubernetes.io/hostname": name,
+                            "kubernetes.io/os": "linux",
+                            "kubernetes.io/arch": "amd64",
+                            "type": "kwok",
+                        },
+                    },
+                    "status": {"capacity": capacity, "allocatable": dict(capacity)},
+                }
+            )
+        return nodes
+
+    async def _wait_nodes_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for name in ("kwok", "kube-controller-manager", "kube-scheduler"):
+                if not self.processes[name].alive():
+                    raise RuntimeError(f"{name} exited; see {self.processes[name].log_path}")
+            _, nodes = await self.request("GET", "/api/v1/nodes")
+            ready = [
+                n
+                for n in nodes.get("items") or []
+                if any(
+                    c.get("type") == "Ready" and c.get("status") == "True"
+                    for c in (n.get("status") or {}).get("conditions") or []
+                )
+            ]
+            if len(ready) >= self.config.nodes:
+                return
+            await asyncio.sleep(0.2)
+        raise TimeoutError(f"kwok's nodes not Ready after {timeout:.0f}s")
+
+    async def _service_accounts(self) -> None:
+        """A token of each service's own ServiceAccount (deploy/rbac), in its kubeconfig."""
+        for service, account in SERVICE_ACCOUNTS.items():
+            status, answer = await self.request(
+                "POST",
+                f"/api/v1/namespaces/{SYSTEM_NAMESPACE}/serviceaccounts/{account}/token",
+                {
+                    "apiVersion": "authentication.k8s.io/v1",
+                    "kind": "TokenRequest",
+                    "spec": {"expirationSeconds": _TOKEN_SECONDS},
+                },
+            )
+            token = (answer.get("status") or {}).get("token")
+            if status != 201 or not token:
+                raise RuntimeError(f"no token for {account}: {answer.get('message', status)}")
+            self._write_kubeconfig(self.service_kubeconfig(service), token=token, user=account)
+
+    async def _poll(self, url: str, timeout: float, process: Process, *, tls: bool) -> None:
+        deadline = time.monotonic() + timeout
+        context = self._ssl() if tls else None
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if not process.alive():
+                    raise RuntimeError(f"{process.name} exited; see {process.log_path}")
+                try:
+                    async with session.get(
+                        url, ssl=context or True, timeout=aiohttp.ClientTimeout(total=2)
+                    ) as response:
+                        if response.status == 200:
+                            return
+                except (aiohttp.ClientError, TimeoutError):
+                    pass
+                await asyncio.sleep(0.2)
+        raise TimeoutError(f"{process.name} not ready at {url} after {timeout:.0f}s")
+
+    # --- inspect and stop -------------------------------------------------------------------
+
+    def alive(self) -> dict[str, bool]:
+        return {name: p.alive() for name, p in self.processes.items()}
+
+    def cpu(self) -> dict[str, float]:
+        used = {
+            n: cpu_seconds(p.pid) if p.pid and p.alive() else None
+            for n, p in self.processes.items()
+        }
+        return {n: s for n, s in used.items() if s is not None}
+
+    def rss(self) -> Mapping[str, float | None]:
+        return {name: p.rss_mib() for name, p in self.processes.items()}
+
+    def stop(self, *, grace: float = 10.0) -> dict[str, int | None]:
+        """Stop in the reverse order of start: the API server's clients (and Kafka) at once,
+        then the API server, then etcd, each given ``grace`` seconds before SIGKILL."""
+        codes: dict[str, int | None] = {}
+        for wave in (
+            ("kwok", "kube-scheduler", "kube-controller-manager", "kafka"),
+            ("kube-apiserver",),
+            ("etcd",),
+        ):
+            running = [self.processes[name] for name in wave if name in self.processes]
+            for process in running:
+                process.signal(signal.SIGTERM)
+            for process in running:
+                codes[process.name] = process.stop(grace, signalled=True)
+        return codes
+
+
+def _documents(path: Path) -> list[Json]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
+
+
+_LOG4J = """\
+Configuration:
+  Appenders:
+    Console:
+      name: STDOUT
+      PatternLayout:
+        pattern: "[%d] %p %m (%c)%n"
+  Loggers:
+    Root:
+      level: WARN
+      AppenderRef:
+        - ref: STDOUT
+    Logger:
+      - name: kafka
+        level: WARN
+      - name: org.apache.kafka
+        level: WARN
+"""
