@@ -1,12 +1,13 @@
 """The `Bus` over Kafka (or the embedded Tansu broker) with aiokafka.
 
-One producer per bus (acks and linger from `KafkaSettings`; no idempotence, which Tansu cannot
-do with stock aiokafka). Each `consume` call is one group member with auto-commit off: poll a
-batch, hand it to `deliver`, commit `offset + 1`. A rebalance listener makes revocation wait
-for the in-flight batch (and its commit) and asks a retrying batch to give up, so partitions
-move only between batches. `rebuild` reads by manual assignment from the beginning up to each
-partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu);
-`rebuild(keep_reader=True)` keeps that reader, paused, for the next read of the same topics.
+One producer per bus (acks and linger from `KafkaSettings`; idempotent on Kafka with acks=all,
+not on Tansu, which cannot do it with stock aiokafka). Each `consume` call is one group member
+with auto-commit off: poll a batch, hand it to `deliver`, commit `offset + 1`. A rebalance
+listener makes revocation wait for the in-flight batch (and its commit) and asks a retrying
+batch to give up, so partitions move only between batches. `rebuild` reads by manual assignment
+from the beginning up to each partition's high watermark as the first fetch reports it
+(`end_offsets()` is wrong on Tansu); `rebuild(keep_reader=True)` keeps that reader, paused, for
+the next read of the same topics.
 
 A topic deleted and created again is silent to a reader: it stays parked past the new log's
 end and never sees the new records. `consume` and `follow` therefore compare, once a second
@@ -92,7 +93,7 @@ class KafkaBus:
             linger_ms=s.linger_ms,
             max_batch_size=s.max_batch_size,
             max_request_size=s.max_request_size,
-            enable_idempotence=False,
+            enable_idempotence=s.idempotent,
             partitioner=KeyPartitioner(),
             **client_options(s),
         )
@@ -368,7 +369,7 @@ class KafkaBus:
             enable_auto_commit=False,
             # "latest" is wrong on Tansu; a new group reads its topics from the start.
             auto_offset_reset="earliest",
-            fetch_max_wait_ms=s.fetch_max_wait_ms,
+            fetch_max_wait_ms=s.fetch_wait_ms,
             session_timeout_ms=s.session_timeout_ms,
             heartbeat_interval_ms=s.heartbeat_interval_ms,
             max_poll_interval_ms=s.max_poll_interval_ms,
