@@ -3,7 +3,9 @@
 It keeps everything in memory and loses it on exit, so stopping is a SIGKILL of its own PID
 (SIGTERM takes seconds to drain and buys nothing). See /work/shared/notes/embedded-broker.md for
 what it does and does not support. `KAFKA_BOOTSTRAP` in the environment means an external Kafka
-is used instead (`resolve_bootstrap`, `bootstrap_server`).
+is used instead (`resolve_bootstrap`, `broker_settings`). Clients of the embedded broker say so
+(`KafkaSettings.broker`, `EmbeddedBroker.kind`): it needs the Tansu-only fetch pacing, and cannot
+take an idempotent producer.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import ClassVar
+
+from shared.config import BrokerKind, KafkaSettings, env_name, load_settings
 
 BOOTSTRAP_ENV = "KAFKA_BOOTSTRAP"
 HOST = "127.0.0.1"
@@ -46,6 +51,8 @@ class EmbeddedBroker:
     Use as `with EmbeddedBroker() as broker:` or `async with` (start and stop are fast and
     synchronous, so both forms do the same).
     """
+
+    kind: ClassVar[BrokerKind] = "tansu"  # `KafkaSettings.broker` of its clients
 
     def __init__(
         self,
@@ -155,11 +162,12 @@ def resolve_bootstrap(environ: Mapping[str, str] = os.environ) -> str | None:
 
 
 @contextlib.contextmanager
-def bootstrap_server(environ: Mapping[str, str] = os.environ) -> Iterator[str]:
-    """Yield a bootstrap address: `KAFKA_BOOTSTRAP` if set, else a fresh embedded broker."""
-    external = resolve_bootstrap(environ)
-    if external is not None:
-        yield external
+def broker_settings(environ: Mapping[str, str] = os.environ) -> Iterator[KafkaSettings]:
+    """Kafka settings from ``environ``: for `KAFKA_BOOTSTRAP` if set, else for a fresh embedded
+    broker (its address and kind)."""
+    if resolve_bootstrap(environ) is not None:
+        yield load_settings(KafkaSettings, environ)
         return
     with EmbeddedBroker() as broker:
-        yield broker.bootstrap
+        embedded = {BOOTSTRAP_ENV: broker.bootstrap, env_name(KafkaSettings, "broker"): broker.kind}
+        yield load_settings(KafkaSettings, {**environ, **embedded})

@@ -4,8 +4,8 @@ Each field of a settings Struct reads one variable, `SHOAL_<FIELD>` unless the S
 `env_names` maps it elsewhere (the broker address is the conventional `KAFKA_BOOTSTRAP`). A field's
 `Meta(description=...)` is its documentation. Strings are converted by the field's type (int,
 float, bool, str, tuple[str, ...], Literal choices, and `Duration` such as `500ms`, `30s`, `2m`);
-the Struct's own constraints are then checked. A bad value raises one `UserError` naming the
-variable and the value.
+the Struct's own constraints and rules across fields are then checked. A bad value raises one
+`UserError` naming the variable and the value.
 """
 
 from __future__ import annotations
@@ -34,6 +34,16 @@ Duration = Annotated[float, _DurationMarker(), Meta(ge=0)]
 S = TypeVar("S", bound=msgspec.Struct)
 
 
+BrokerKind = Literal["kafka", "tansu"]
+BY_BROKER = -1  # a fetch wait left to the broker kind (`FETCH_WAITS_MS`)
+
+# Parked-fetch waits (while records flow, once idle) of each broker kind, for the fields left at
+# BY_BROKER. Kafka answers a parked fetch as soon as records arrive, so its wait only bounds an
+# empty fetch, and nothing is paced. Tansu answers only when the wait ends, so a short wait is
+# each hop's latency, and an idle consumer parks longer to save CPU (`shared.bus.pacing`).
+FETCH_WAITS_MS: Mapping[BrokerKind, tuple[int, int]] = {"kafka": (500, 0), "tansu": (20, 300)}
+
+
 class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
     """How every service talks to Kafka (or to the embedded Tansu broker)."""
 
@@ -42,35 +52,56 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
     bootstrap: Annotated[
         str, Meta(description="host:port list of the brokers; empty means the embedded broker")
     ] = ""
+    broker: Annotated[
+        BrokerKind,
+        Meta(
+            description="what the brokers are: kafka (Apache Kafka or a broker that answers a "
+            "parked fetch when records arrive; the producer is idempotent) or tansu (the "
+            "embedded broker, which answers it only when its wait ends: consumers pace their "
+            "fetches and may be rung awake, see idle_fetch_max_wait_ms and doorbell); the "
+            "local stack sets tansu for its embedded broker"
+        ),
+    ] = "kafka"
     client_id: Annotated[str, Meta(description="client id sent to the broker (logs, quotas)")] = (
         "shoal"
     )
     fetch_max_wait_ms: Annotated[
         int,
-        Meta(ge=0, description="longest a fetch is parked; Tansu never wakes it early"),
-    ] = 20
+        Meta(
+            ge=BY_BROKER,
+            description="longest a fetch is parked while no records come; -1: by broker, 500 "
+            "on kafka (which answers as soon as records arrive) and 20 on tansu (which answers "
+            "only when the wait ends, so this is each hop's latency)",
+        ),
+    ] = BY_BROKER
     idle_fetch_max_wait_ms: Annotated[
         int,
         Meta(
-            ge=0,
-            description="how long a fetch is parked once the consumer has been idle for "
-            "idle_after_ms (0: never change); saves broker and client CPU at rest, and the "
-            "first record after a quiet period waits up to this",
+            ge=BY_BROKER,
+            description="tansu only: how long a fetch is parked once the consumer has been idle "
+            "for idle_after_ms (0: never change); saves broker and client CPU at rest, and the "
+            "first record after a quiet period waits up to this; -1: by broker, 300 on tansu, "
+            "0 on kafka (which refuses any other)",
         ),
-    ] = 300
+    ] = BY_BROKER
     doorbell: Annotated[
         bool,
         Meta(
-            description="publishers ring the one-partition <prefix>wake topic when they publish "
-            "after a quiet second, so idle consumers wake at once; for brokers that do not wake "
-            "parked fetches (the local stack turns it on for its embedded broker)"
+            description="tansu only: publishers ring the one-partition <prefix>wake topic when "
+            "they publish after a quiet second, so idle consumers wake at once (the local stack "
+            "turns it on for its embedded broker)"
         ),
     ] = False
     idle_after_ms: Annotated[
-        int, Meta(ge=0, description="time without records after which a consumer is idle")
+        int,
+        Meta(ge=0, description="tansu only: time without records after which a consumer is idle"),
     ] = 2_000
     acks: Annotated[
-        Literal["all", "1", "0"], Meta(description="producer acknowledgement level")
+        Literal["all", "1", "0"],
+        Meta(
+            description="producer acknowledgement level; with all on kafka the producer is "
+            "idempotent (a retried send is written once)"
+        ),
     ] = "all"
     linger_ms: Annotated[int, Meta(ge=0, description="producer batching delay")] = 5
     max_batch_size: Annotated[
@@ -119,6 +150,48 @@ class KafkaSettings(msgspec.Struct, frozen=True, kw_only=True):
     ssl_check_hostname: Annotated[
         bool, Meta(description="verify that a broker's certificate names its host")
     ] = True
+
+    def __post_init__(self) -> None:
+        if self.broker == "tansu":
+            return
+        # The fetch pacing patches aiokafka's private fetcher, and the doorbell needs a topic
+        # of its own: both are kept to the broker that needs them.
+        if self.idle_fetch_max_wait_ms > 0:
+            raise ValueError(_tansu_only("idle_fetch_max_wait_ms"))
+        if self.doorbell:
+            raise ValueError(_tansu_only("doorbell"))
+
+    @property
+    def fetch_wait_ms(self) -> int:
+        """The parked-fetch wait in effect: ``fetch_max_wait_ms``, or the broker kind's."""
+        if self.fetch_max_wait_ms != BY_BROKER:
+            return self.fetch_max_wait_ms
+        return FETCH_WAITS_MS[self.broker][0]
+
+    @property
+    def idle_fetch_wait_ms(self) -> int:
+        """The idle consumer's parked-fetch wait in effect (0: not paced)."""
+        if self.idle_fetch_max_wait_ms != BY_BROKER:
+            return self.idle_fetch_max_wait_ms
+        return FETCH_WAITS_MS[self.broker][1]
+
+    @property
+    def paced(self) -> bool:
+        """Whether consumers park their fetches longer once idle (`shared.bus.pacing`)."""
+        return self.broker == "tansu" and self.idle_fetch_wait_ms > self.fetch_wait_ms
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether the producer is idempotent: on Kafka, unless acks were lowered (as Kafka's
+        own client does); Tansu cannot do it with stock aiokafka."""
+        return self.broker == "kafka" and self.acks == "all"
+
+
+def _tansu_only(field: str) -> str:
+    return (
+        f"{env_name(KafkaSettings, field)} is only for {env_name(KafkaSettings, 'broker')}=tansu "
+        "(Kafka answers a parked fetch when records arrive)"
+    )
 
 
 class ServiceSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -186,9 +259,10 @@ def load_settings(
         return msgspec.convert(raw, cls)
     except msgspec.ValidationError as exc:
         match = re.search(r"at `\$\.(\w+)`", str(exc))
-        name = match.group(1) if match else ""
-        var = variables.get(name, name or "settings")
         message = str(exc).split(" - at `")[0]
+        if match is None:  # a rule across fields (`__post_init__`) names its own variables
+            raise UserError(message) from None
+        var = variables.get(match.group(1), match.group(1))
         raise UserError(f"{var}={environ.get(var, '')!r}: {message}") from None
 
 

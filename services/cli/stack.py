@@ -24,7 +24,7 @@ from services.cli.controlplane.real import MANAGED_BY, RealConfig, RealControlPl
 from services.cli.processes import Process, cpu_seconds, free_port
 from shared.broker import EmbeddedBroker
 from shared.bus.kafka import KafkaBus
-from shared.config import KafkaSettings
+from shared.config import BrokerKind, KafkaSettings, load_settings
 from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, SHOAL_SCHEDULER_NAMES
 from shared.topics import Topics
 
@@ -84,6 +84,14 @@ class Stack:
             return [sys.executable, *sampler, *args]
         return [sys.executable, "-m", "services.cli.main", *args]
 
+    @property
+    def broker_kind(self) -> BrokerKind:
+        """`KafkaSettings.broker` of the stack's clients: tansu for the embedded broker, else
+        what the services' environment says (kafka unless set)."""
+        if self.broker is not None:
+            return EmbeddedBroker.kind
+        return load_settings(KafkaSettings, {**os.environ, **self.config.env}).broker
+
     def service_env(self, name: str, health_port: int) -> dict[str, str]:
         env = dict(os.environ)
         kubeconfig = self.real.service_kubeconfig(name) if self.real else self.kubeconfig
@@ -95,12 +103,14 @@ class Stack:
                 "SHOAL_HTTP_HOST": "127.0.0.1",  # a local stack is not reachable from outside
                 "SHOAL_LOG_FORMAT": "json",
                 "SHOAL_TOPIC_PREFIX": self.config.topic_prefix,
-                "SHOAL_FETCH_MAX_WAIT_MS": env.get("SHOAL_FETCH_MAX_WAIT_MS", "10"),
             }
         )
         if self.broker is not None:
-            # Tansu answers a parked fetch only when it next polls: the doorbell wakes every
-            # idle consumer when anything is published, so an idle one can park longer.
+            # Tansu answers a parked fetch only when it next polls: a short wait is each hop's
+            # latency, and the doorbell wakes every idle consumer when anything is published,
+            # so an idle one can park longer.
+            env["SHOAL_BROKER"] = EmbeddedBroker.kind
+            env.setdefault("SHOAL_FETCH_MAX_WAIT_MS", "10")
             env.setdefault("SHOAL_DOORBELL", "true")
             env.setdefault("SHOAL_IDLE_FETCH_MAX_WAIT_MS", "450")
         if self.real is not None and self.config.builtin_job_controller:
@@ -137,7 +147,9 @@ class Stack:
     async def create_topics(self) -> None:
         """Create every topic once, before any service starts: services racing to create the
         same topic is harmless on Kafka but not on the embedded broker."""
-        settings = KafkaSettings(bootstrap=self.bootstrap, topic_prefix=self.config.topic_prefix)
+        settings = KafkaSettings(
+            bootstrap=self.bootstrap, broker=self.broker_kind, topic_prefix=self.config.topic_prefix
+        )
         topics = Topics(prefix=self.config.topic_prefix)
         async with KafkaBus(settings=settings) as bus:
             await bus.create_topics(topics.single_partition(), partitions=1)

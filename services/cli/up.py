@@ -255,7 +255,10 @@ async def up(args: argparse.Namespace) -> int:
         await _unless_stopped(stopping, stack.start(timeout=120))
         if stopping.is_set():
             return 130
-        print(f"  Kafka {stack.bootstrap}; kubeconfig {stack.kubeconfig}; logs {args.workdir}/logs")
+        print(
+            f"  Kafka {stack.bootstrap} (SHOAL_BROKER={stack.broker_kind}); "
+            f"kubeconfig {stack.kubeconfig}; logs {args.workdir}/logs"
+        )
         supervising = asyncio.create_task(supervisor.run(stopping))
         code = 0
         if not args.no_demo:

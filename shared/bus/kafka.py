@@ -1,18 +1,23 @@
 """The `Bus` over Kafka (or the embedded Tansu broker) with aiokafka.
 
-One producer per bus (acks and linger from `KafkaSettings`; no idempotence, which Tansu cannot
-do with stock aiokafka). Each `consume` call is one group member with auto-commit off: poll a
-batch, hand it to `deliver`, commit `offset + 1`. A rebalance listener makes revocation wait
-for the in-flight batch (and its commit) and asks a retrying batch to give up, so partitions
-move only between batches. `rebuild` reads by manual assignment from the beginning up to each
-partition's high watermark as the first fetch reports it (`end_offsets()` is wrong on Tansu);
-`rebuild(keep_reader=True)` keeps that reader, paused, for the next read of the same topics.
+One producer per bus (acks and linger from `KafkaSettings`; idempotent on Kafka with acks=all,
+not on Tansu, which cannot do it with stock aiokafka). Each `consume` call is one group member
+with auto-commit off: poll a batch, hand it to `deliver`, commit `offset + 1`. A rebalance
+listener makes revocation wait for the in-flight batch (and its commit) and asks a retrying
+batch to give up, so partitions move only between batches. `rebuild` reads by manual assignment
+from the beginning up to each partition's high watermark as the first fetch reports it
+(`end_offsets()` is wrong on Tansu); `rebuild(keep_reader=True)` keeps that reader, paused, for
+the next read of the same topics.
 
-A topic deleted and created again is silent to a reader: it stays parked past the new log's
-end and never sees the new records. `consume` and `follow` therefore compare, once a second
-while idle, each partition's high watermark with their position (`_Truncations`): below it,
-the reader moves to the new beginning, and if it had read the old log the partition is
-reported (`take_truncated`) so the service declares the log lost and everyone rebuilds.
+A topic deleted and created again is silent to a reader. On Tansu it stays parked past the new
+log's end and never sees the new records; on Kafka its position is out of range and the client
+moves it to the new beginning by itself, unsaid, or a group takes the topic's partitions away
+while it is gone (and a member finds it again only at its next metadata refresh). `consume`
+and `follow` therefore compare, once a second while idle, each partition's high watermark with
+their position (below it, the reader moves to the new beginning), notice records that start
+below what they had read, and a group notices a subscribed topic gone at a rebalance
+(`_Truncations`). If the reader had read the old log, the partition is reported
+(`take_truncated`) so the service declares the log lost and everyone rebuilds.
 """
 
 from __future__ import annotations
@@ -92,7 +97,7 @@ class KafkaBus:
             linger_ms=s.linger_ms,
             max_batch_size=s.max_batch_size,
             max_request_size=s.max_request_size,
-            enable_idempotence=False,
+            enable_idempotence=s.idempotent,
             partitioner=KeyPartitioner(),
             **client_options(s),
         )
@@ -200,7 +205,10 @@ class KafkaBus:
         truncations = _Truncations(self._truncated)
 
         def reassigned() -> None:
-            truncations.forget()  # positions now come from the group's commits
+            # Positions now come from the group's commits. A topic gone from the metadata was
+            # deleted under us: Kafka takes its partitions away (Tansu re-creates any topic
+            # asked about), and what we had read of it is lost.
+            truncations.forget(gone={t for t in topics if consumer.partitions_for_topic(t) is None})
             if on_assigned is not None:
                 on_assigned()
 
@@ -242,6 +250,8 @@ class KafkaBus:
                         abort=lambda: stopping.is_set() or guard.revoking,
                         max_bytes=self._settings.max_request_size,
                     )
+                    if not done:
+                        truncations.forget()  # the batch is read again from its start
                     await _settle(consumer, batch, done=done)
         finally:
             await consumer.stop()
@@ -368,7 +378,7 @@ class KafkaBus:
             enable_auto_commit=False,
             # "latest" is wrong on Tansu; a new group reads its topics from the start.
             auto_offset_reset="earliest",
-            fetch_max_wait_ms=s.fetch_max_wait_ms,
+            fetch_max_wait_ms=s.fetch_wait_ms,
             session_timeout_ms=s.session_timeout_ms,
             heartbeat_interval_ms=s.heartbeat_interval_ms,
             max_poll_interval_ms=s.max_poll_interval_ms,
@@ -419,14 +429,32 @@ class _Truncations:
         self._next_check = 0.0
         self._read_to: dict[KafkaTopicPartition, int] = {}  # past the last record read
 
-    def forget(self) -> None:
-        """After a rebalance a position may be past what this reader read: ask it again."""
+    def forget(self, *, gone: Collection[str] = ()) -> None:
+        """After a rebalance or a seek back a position may be below or past what this reader
+        read: ask it again. What it read of the ``gone`` topics (deleted) is reported."""
+        for tp in self._read_to:
+            if tp.topic in gone:
+                _log.warning("topic deleted under us", topic=tp.topic, partition=tp.partition)
+                self._found.add(TopicPartition(tp.topic, tp.partition))
         self._read_to.clear()
 
     def saw(self, fetched: dict[KafkaTopicPartition, list[Any]]) -> None:
         for tp, records in fetched.items():
-            if records:
-                self._read_to[tp] = records[-1].offset + 1
+            if not records:
+                continue
+            read_to = self._read_to.get(tp)
+            if read_to is not None and records[0].offset < read_to:
+                # Nothing of ours moved it back (a seek back forgets first): Kafka found the
+                # position out of range in a shorter new log and the client went to its start.
+                _log.warning(
+                    "partition restarted below what we had read; reading the new log",
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    read_to=read_to,
+                    offset=records[0].offset,
+                )
+                self._found.add(TopicPartition(tp.topic, tp.partition))
+            self._read_to[tp] = records[-1].offset + 1
 
     async def check(self, consumer: AIOKafkaConsumer) -> None:
         now = time.monotonic()

@@ -1,15 +1,17 @@
-"""Idle pacing of the Kafka consumers: short parked fetches while records flow, long ones at
-rest (`Pacing`), and a doorbell that wakes every idle consumer at once when anything is
-published after a quiet spell (`Doorbell`).
+"""Idle pacing of the consumers on the embedded Tansu broker only (``KafkaSettings.broker``):
+short parked fetches while records flow, long ones at rest (`Pacing`), and a doorbell that wakes
+every idle consumer at once when anything is published after a quiet spell (`Doorbell`).
 
-A parked fetch is how a consumer waits for records. Kafka answers it as soon as data arrives;
-the embedded Tansu broker only when it next polls its storage (at halving intervals of the
-wait, so a record lands ~W/6 before it is seen, W/2 at worst). Each parked fetch costs both
-sides CPU, so at rest a consumer parks long; with Tansu that makes every hop of the first job
-after a quiet spell wait for it, once per consumer on the job's path. The doorbell takes the
-hops after the first off that path: a publisher that has not rung for a second rings a
-one-partition topic that every paced consumer also reads, so all of them are awake (short
-waits) before the job's records reach them.
+A parked fetch is how a consumer waits for records. Kafka answers it as soon as data arrives,
+so against Kafka nothing here is switched on. Tansu answers only when it next polls its storage
+(at halving intervals of the wait, so a record lands ~W/6 before it is seen, W/2 at worst), so
+the wait is each hop's latency and must be short, and each parked fetch costs both sides CPU,
+so at rest a consumer parks long; that makes every hop of the first job after a quiet spell
+wait for it, once per consumer on the job's path. The doorbell takes the hops after the first
+off that path: a publisher that has not rung for a second rings a one-partition topic that
+every paced consumer also reads, so all of them are awake (short waits) before the job's
+records reach them. aiokafka has no public setter for the wait, so `Pacing` sets its private
+fetcher's: a workaround kept to the broker that needs it.
 """
 
 from __future__ import annotations
@@ -31,12 +33,12 @@ IDLE_POLL_TIMEOUT_MS = 500  # an idle consumer's poll: each one wakes the loop a
 class Pacing:
     """Short parked fetches while records flow, long ones at rest, and few on quiet topics.
 
-    The broker answers a parked fetch when data arrives or its wait ends; the embedded broker
-    only when the wait ends, so a short wait is what keeps each hop fast, and it costs both
-    sides CPU a hundred times a second when nothing happens. After ``idle_after_ms`` without
-    records the consumer parks its fetches for ``idle_fetch_max_wait_ms`` instead, and goes
-    back to the short wait with the first record. aiokafka reads the wait from its fetcher
-    for every request it builds; it has no public setter.
+    Tansu answers a parked fetch only when its wait ends, so a short wait is what keeps each
+    hop fast, and it costs both sides CPU a hundred times a second when nothing happens. After
+    ``idle_after_ms`` without records the consumer parks its fetches for
+    ``idle_fetch_max_wait_ms`` instead, and goes back to the short wait with the first record.
+    aiokafka reads the wait from its fetcher for every request it builds; it has no public
+    setter. Off, the fetcher untouched, unless ``KafkaSettings.paced`` (Tansu only).
 
     An idle consumer given ``wake_topics`` (the topics whose records start its work: the job
     controller's jobs, the scheduler's PodGroups, ...) also leaves the partitions of its other
@@ -58,13 +60,11 @@ class Pacing:
     ) -> None:
         self._clock = clock
         self._consumer = consumer
-        self._fetcher = getattr(consumer, "_fetcher", None)
-        self._busy_ms = settings.fetch_max_wait_ms
-        self._idle_ms = settings.idle_fetch_max_wait_ms
+        self._fetcher = getattr(consumer, "_fetcher", None) if settings.paced else None
+        self._busy_ms = settings.fetch_wait_ms
+        self._idle_ms = settings.idle_fetch_wait_ms
         self._idle_after_s = settings.idle_after_ms / 1000
-        self._enabled = self._idle_ms > self._busy_ms and hasattr(
-            self._fetcher, "_fetch_max_wait_ms"
-        )
+        self._enabled = hasattr(self._fetcher, "_fetch_max_wait_ms")
         self._wake = None if wake_topics is None else frozenset(wake_topics)
         self._idle_fetches = 0
         if self._enabled and self._wake is not None:
@@ -139,16 +139,15 @@ class Doorbell:
 
     A publisher rings when it publishes and has not rung for half the idle threshold, so a
     consumer that has been idle (no record for ``idle_after_ms``, rings included) is rung by
-    the next record published anywhere. Under load a publisher rings once a second. Only for
-    brokers that do not wake parked fetches (``KafkaSettings.doorbell``; the local stack sets
-    it for its embedded broker): with Kafka the record itself ends the wait.
+    the next record published anywhere. Under load a publisher rings once a second. Only on
+    Tansu, which does not wake parked fetches, and only where consumers are paced
+    (``KafkaSettings.doorbell``; the local stack sets it for its embedded broker): with Kafka
+    the record itself ends the wait.
     """
 
     def __init__(self, settings: KafkaSettings, clock: Callable[[], float] = time.monotonic):
         self.topic = f"{settings.topic_prefix}wake"
-        self.enabled = settings.doorbell and settings.idle_fetch_max_wait_ms > (
-            settings.fetch_max_wait_ms
-        )
+        self.enabled = settings.doorbell and settings.paced
         self._every_s = settings.idle_after_ms / 2000
         self._clock = clock
         self._last = float("-inf")

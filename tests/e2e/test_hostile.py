@@ -76,7 +76,10 @@ def report() -> Iterator[None]:
 
 def bus_settings(stack: Stack, **overrides: Any) -> KafkaSettings:
     return KafkaSettings(
-        bootstrap=stack.bootstrap, topic_prefix=stack.config.topic_prefix, **overrides
+        bootstrap=stack.bootstrap,
+        broker=stack.broker_kind,
+        topic_prefix=stack.config.topic_prefix,
+        **overrides,
     )
 
 

@@ -36,7 +36,11 @@ Json = dict[str, Any]
 
 async def publish(stack: Stack, kind: str, key: str, obj: Json) -> None:
     topics = Topics(prefix=stack.config.topic_prefix)
-    settings = KafkaSettings(bootstrap=stack.bootstrap, topic_prefix=stack.config.topic_prefix)
+    settings = KafkaSettings(
+        bootstrap=stack.bootstrap,
+        broker=stack.broker_kind,
+        topic_prefix=stack.config.topic_prefix,
+    )
     event = ObjectAdded(key=key, kind=kind, resourceVersion="1", object=raw_object(obj))
     async with KafkaBus(settings=settings) as bus:
         await bus.produce(topics.state(kind), encode(event), key=key.encode())

@@ -187,7 +187,9 @@ async def test_poison_records_are_dead_lettered_and_processing_continues(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:
     topics = Topics(prefix=stack.config.topic_prefix)
-    settings = KafkaSettings(bootstrap=stack.bootstrap, topic_prefix=topics.prefix)
+    settings = KafkaSettings(
+        bootstrap=stack.bootstrap, broker=stack.broker_kind, topic_prefix=topics.prefix
+    )
     poisoned = consumed_topics(topics)
     async with KafkaBus(settings=settings) as bus:
         for topic in poisoned:

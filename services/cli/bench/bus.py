@@ -112,10 +112,9 @@ def pod_manifest(index: int) -> dict[str, Any]:
 async def _bench(*, messages: int, partitions: int) -> dict[str, Any]:
     import msgspec
 
-    from shared.broker import bootstrap_server, resolve_bootstrap
+    from shared.broker import broker_settings, resolve_bootstrap
     from shared.bus import Outgoing, Record
     from shared.bus.kafka import KafkaBus
-    from shared.config import KafkaSettings, load_settings
     from shared.events import ObjectAdded, StateEvent
 
     encoder = msgspec.json.Encoder()
@@ -135,8 +134,7 @@ async def _bench(*, messages: int, partitions: int) -> dict[str, Any]:
         for i in range(messages)
     ]
     size = sum(len(p.value or b"") for p in payloads) / messages
-    with bootstrap_server() as bootstrap:
-        settings = msgspec.structs.replace(load_settings(KafkaSettings), bootstrap=bootstrap)
+    with broker_settings() as settings:
         topic = f"{settings.topic_prefix}bench.{uuid.uuid4().hex[:8]}"
         async with KafkaBus(settings=settings) as bus:
             await bus.create_topics([topic], partitions=partitions)

@@ -26,11 +26,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import aiohttp
+import msgspec
 from prometheus_client.parser import text_string_to_metric_families
 
 from shared.broker import EmbeddedBroker, resolve_bootstrap
 from shared.bus.kafka import KafkaBus
-from shared.config import KafkaSettings
+from shared.config import BrokerKind, KafkaSettings, load_settings
 from shared.kube import KubeClient, resource_for
 from shared.models import Json
 from shared.topics import Topics
@@ -81,19 +82,34 @@ def run_kubesim(args: argparse.Namespace) -> int:
 
 
 async def bench_kubesim(
-    *, jobs: int, pods: int, bootstrap: str | None = None, timeout: float | None = None
+    *,
+    jobs: int,
+    pods: int,
+    bootstrap: str | None = None,
+    broker: BrokerKind | None = None,
+    timeout: float | None = None,
 ) -> KubesimResult:
-    """Start the children, create the Jobs, wait for every Pod; stop everything."""
+    """Start the children, create the Jobs, wait for every Pod; stop everything. ``broker`` is
+    what an external ``bootstrap`` is (else ``SHOAL_BROKER``); the embedded one is Tansu."""
     deadline = timeout if timeout is not None else 60.0 + jobs * pods / 100
     pids: dict[str, int] = {"bench": os.getpid()}
     with contextlib.ExitStack() as stack:
         bootstrap = bootstrap or resolve_bootstrap()
+        kind = broker or load_settings(KafkaSettings).broker
         if bootstrap is None:
-            broker = stack.enter_context(EmbeddedBroker())
-            bootstrap, pids["broker"] = broker.bootstrap, broker.pid or 0
+            embedded = stack.enter_context(EmbeddedBroker())
+            bootstrap, pids["broker"] = embedded.bootstrap, embedded.pid or 0
+            kind = EmbeddedBroker.kind
+        # The services are told what the broker is; on Tansu they park fetches briefly, as
+        # in the local stack.
+        kafka: dict[str, str] = {"SHOAL_BROKER": kind}
+        if kind == "tansu":
+            kafka["SHOAL_FETCH_MAX_WAIT_MS"] = "10"
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-jc-")))
         prefix = f"bench.{uuid.uuid4().hex[:8]}."
-        await _create_topics(bootstrap, prefix)
+        await _create_topics(
+            load_settings(KafkaSettings, {**os.environ, **kafka}), bootstrap, prefix
+        )
         children: dict[str, Child] = {}
         try:
             kubesim_argv = ["--nodes", "4", "--allow-missing-namespaces"]
@@ -103,9 +119,9 @@ async def bench_kubesim(
                 "KAFKA_BOOTSTRAP": bootstrap,
                 "KUBECONFIG": str(children["kubesim"].kubeconfig),
                 "SHOAL_TOPIC_PREFIX": prefix,
-                "SHOAL_FETCH_MAX_WAIT_MS": "10",
                 "SHOAL_LOG_FORMAT": "json",
                 "SHOAL_WATCHER_RESOURCES": WATCHED,
+                **kafka,
             }
             for name in SERVICES:
                 children[name] = await Child.start(name, workdir, [], env)
@@ -118,9 +134,9 @@ async def bench_kubesim(
                 await child.stop()
 
 
-async def _create_topics(bootstrap: str, prefix: str) -> None:
+async def _create_topics(services: KafkaSettings, bootstrap: str, prefix: str) -> None:
     """Before any service starts: racing creates of one topic upset the embedded broker."""
-    settings = KafkaSettings(bootstrap=bootstrap, topic_prefix=prefix)
+    settings = msgspec.structs.replace(services, bootstrap=bootstrap, topic_prefix=prefix)
     async with KafkaBus(settings=settings) as bus:
         await bus.create_topics(Topics(prefix=prefix).everything())
 

@@ -16,6 +16,8 @@ import time
 import uuid
 from typing import Any
 
+from shared.config import KafkaSettings
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=int, default=5000)
@@ -53,14 +55,16 @@ def _records(nodes: int, jobs: int, size: int) -> dict[str, list[Any]]:
     return out
 
 
-async def _measure(bootstrap: str, args: argparse.Namespace) -> dict[str, Any]:
+async def _measure(broker: KafkaSettings, args: argparse.Namespace) -> dict[str, Any]:
+    import msgspec
+
     from services.scheduler.service import Scheduler, SchedulerSettings
     from shared.bus.kafka import KafkaBus
-    from shared.config import KafkaSettings, ServiceSettings
+    from shared.config import ServiceSettings
     from shared.service import KubeSettings, ServiceShell
 
     prefix = f"bench{uuid.uuid4().hex[:6]}."
-    kafka = KafkaSettings(bootstrap=bootstrap, topic_prefix=prefix, fetch_max_wait_ms=10)
+    kafka = msgspec.structs.replace(broker, topic_prefix=prefix, fetch_max_wait_ms=10)
     shell = ServiceShell(
         service="scheduler", settings=ServiceSettings(http_port=0), kafka=kafka, kube=KubeSettings()
     )
@@ -120,10 +124,10 @@ async def _measure(bootstrap: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from shared.broker import bootstrap_server
+    from shared.broker import broker_settings
 
-    with bootstrap_server() as bootstrap:
-        result = asyncio.run(_measure(bootstrap, args))
+    with broker_settings() as broker:
+        result = asyncio.run(_measure(broker, args))
     if args.json:
         print(json.dumps(result))
     else:

@@ -19,7 +19,7 @@ from services.kubesim.app import KubeSim
 from services.kubesim.config import SimConfig
 from services.watcher.service import WatcherSettings, run_watcher
 from shared.bus.kafka import KafkaBus
-from shared.config import KafkaSettings, ServiceSettings
+from shared.config import BrokerKind, KafkaSettings, ServiceSettings
 from shared.kube import ApiError, KubeClient, resource_for
 from shared.models import Json
 from shared.service import KubeSettings, ServiceShell
@@ -75,9 +75,14 @@ class Stack:
 
 
 @pytest.fixture
-async def stack(kafka_bootstrap: str, kafka_names: KafkaNames) -> AsyncIterator[Stack]:
+async def stack(
+    kafka_bootstrap: str, broker_kind: BrokerKind, kafka_names: KafkaNames
+) -> AsyncIterator[Stack]:
     kafka = KafkaSettings(
-        bootstrap=kafka_bootstrap, topic_prefix=kafka_names.prefix, fetch_max_wait_ms=10
+        bootstrap=kafka_bootstrap,
+        broker=broker_kind,
+        topic_prefix=kafka_names.prefix,
+        fetch_max_wait_ms=10,
     )
     stopping = asyncio.Event()
     async with KubeSim(SimConfig(default_queue=False)) as sim, KafkaBus(settings=kafka) as bus:

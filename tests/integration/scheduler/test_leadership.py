@@ -8,7 +8,7 @@ from typing import Any
 
 from services.scheduler.leadership import Leadership, run_group_leadership
 from shared.bus.kafka import KafkaBus
-from shared.config import KafkaSettings
+from shared.config import BrokerKind, KafkaSettings
 
 
 async def _until(predicate: Any, timeout: float = 30.0) -> None:
@@ -20,10 +20,11 @@ async def _until(predicate: Any, timeout: float = 30.0) -> None:
 
 
 async def test_one_leader_then_failover_with_a_higher_epoch(
-    kafka_bootstrap: str, kafka_names: Any
+    kafka_bootstrap: str, broker_kind: BrokerKind, kafka_names: Any
 ) -> None:
     settings = KafkaSettings(
         bootstrap=kafka_bootstrap,
+        broker=broker_kind,
         topic_prefix=kafka_names.prefix,
         fetch_max_wait_ms=10,
         session_timeout_ms=6000,

@@ -13,6 +13,7 @@ import pytest
 from services.cli.main import main
 from services.scheduler.service import Scheduler, SchedulerSettings
 from shared.bus.kafka import KafkaBus
+from shared.config import BrokerKind
 from shared.events import CycleRecorded, cycle_decoder
 from tests.conftest import KafkaNames
 from tests.integration.services.conftest import make_shell
@@ -42,12 +43,15 @@ async def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str
 
 async def test_replay_from_kafka_and_from_export(
     kafka_bootstrap: str,
+    broker_kind: BrokerKind,
     kafka_names: KafkaNames,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     prefix = kafka_names.prefix
-    shell = make_shell("scheduler", kafka_bootstrap, prefix)
+    shell = make_shell("scheduler", kafka_bootstrap, broker_kind, prefix)
+    monkeypatch.setenv("SHOAL_BROKER", broker_kind)  # the commands' settings come from it
     settings = SchedulerSettings(standalone=True, period=0.2, min_interval=0.05)
     async with KafkaBus(settings=shell.kafka) as bus:
         scheduler = Scheduler(shell=shell, bus=bus, settings=settings)
@@ -93,8 +97,13 @@ async def test_replay_from_kafka_and_from_export(
 
 
 async def test_replay_with_a_wrong_prefix_exits_2(
-    kafka_bootstrap: str, kafka_names: KafkaNames, capsys: pytest.CaptureFixture[str]
+    kafka_bootstrap: str,
+    broker_kind: BrokerKind,
+    kafka_names: KafkaNames,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("SHOAL_BROKER", broker_kind)
     argv = ["replay", "--bootstrap", kafka_bootstrap, "--topic-prefix", kafka_names.prefix]
     assert await asyncio.to_thread(main, argv) == 2
     assert "no topic" in capsys.readouterr().err

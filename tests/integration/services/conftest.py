@@ -9,7 +9,7 @@ import pytest
 from services.kubesim.app import KubeSim
 from services.kubesim.config import SimConfig, pool
 from shared.bus.kafka import KafkaBus
-from shared.config import KafkaSettings, ServiceSettings
+from shared.config import BrokerKind, KafkaSettings, ServiceSettings
 from shared.kube import KubeClient
 from shared.service import KubeSettings, ServiceShell
 
@@ -33,18 +33,24 @@ async def kube(kubesim: KubeSim) -> AsyncIterator[KubeClient]:
         await client.close()
 
 
-def make_shell(service: str, bootstrap: str, prefix: str) -> ServiceShell:
+def make_shell(service: str, bootstrap: str, broker: BrokerKind, prefix: str) -> ServiceShell:
     return ServiceShell(
         service=service,
         settings=ServiceSettings(http_port=0),
-        kafka=KafkaSettings(bootstrap=bootstrap, topic_prefix=prefix, fetch_max_wait_ms=10),
+        kafka=KafkaSettings(
+            bootstrap=bootstrap, broker=broker, topic_prefix=prefix, fetch_max_wait_ms=10
+        ),
         kube=KubeSettings(),
     )
 
 
 @pytest.fixture
-async def bus(kafka_bootstrap: str, kafka_names: object) -> AsyncIterator[KafkaBus]:
+async def bus(
+    kafka_bootstrap: str, broker_kind: BrokerKind, kafka_names: object
+) -> AsyncIterator[KafkaBus]:
     prefix = kafka_names.prefix  # type: ignore[attr-defined]
-    settings = KafkaSettings(bootstrap=kafka_bootstrap, topic_prefix=prefix, fetch_max_wait_ms=10)
+    settings = KafkaSettings(
+        bootstrap=kafka_bootstrap, broker=broker_kind, topic_prefix=prefix, fetch_max_wait_ms=10
+    )
     async with KafkaBus(settings=settings) as b:
         yield b

@@ -10,6 +10,7 @@ from services.kubesim.app import KubeSim
 from services.kubesim.config import SimConfig, pool
 from services.watcher.service import WatcherSettings, run_watcher
 from shared.bus.kafka import KafkaBus
+from shared.config import BrokerKind
 from shared.events import (
     DecisionDropped,
     ListSynced,
@@ -51,9 +52,9 @@ async def wait_for(predicate: Any, timeout: float = 20.0) -> None:
 
 
 async def test_watcher_mirrors_list_watch_and_deletes(
-    kube: KubeClient, bus: KafkaBus, kafka_bootstrap: str, kafka_names: Any
+    kube: KubeClient, bus: KafkaBus, kafka_bootstrap: str, broker_kind: BrokerKind, kafka_names: Any
 ) -> None:
-    shell = make_shell("watcher", kafka_bootstrap, kafka_names.prefix)
+    shell = make_shell("watcher", kafka_bootstrap, broker_kind, kafka_names.prefix)
     await kube.create(POD, pod("before"))
     stopping = asyncio.Event()
     settings = WatcherSettings(resources=("v1/Pod", "v1/Node"))
@@ -96,9 +97,9 @@ async def test_watcher_mirrors_list_watch_and_deletes(
 
 
 async def test_binder_binds_idempotently_and_fences_stale_epochs(
-    kube: KubeClient, bus: KafkaBus, kafka_bootstrap: str, kafka_names: Any
+    kube: KubeClient, bus: KafkaBus, kafka_bootstrap: str, broker_kind: BrokerKind, kafka_names: Any
 ) -> None:
-    shell = make_shell("binder", kafka_bootstrap, kafka_names.prefix)
+    shell = make_shell("binder", kafka_bootstrap, broker_kind, kafka_names.prefix)
     created = await kube.create(POD, pod("p1"))
     uid = created["metadata"]["uid"]
     stopping = asyncio.Event()
@@ -148,11 +149,16 @@ async def test_binder_binds_idempotently_and_fences_stale_epochs(
 
 
 async def test_watcher_relists_after_a_kubesim_restart(
-    kubesim: KubeSim, kube: KubeClient, bus: KafkaBus, kafka_bootstrap: str, kafka_names: Any
+    kubesim: KubeSim,
+    kube: KubeClient,
+    bus: KafkaBus,
+    kafka_bootstrap: str,
+    broker_kind: BrokerKind,
+    kafka_names: Any,
 ) -> None:
     # The restarted server starts its resourceVersions again from the bottom: the watcher's
     # resume version is then "too large" (504), and it must re-list, not watch blind.
-    shell = make_shell("watcher", kafka_bootstrap, kafka_names.prefix)
+    shell = make_shell("watcher", kafka_bootstrap, broker_kind, kafka_names.prefix)
     for i in range(20):  # move the first server's version well past a fresh one's
         await kube.create(POD, pod(f"old-{i}"))
     stopping = asyncio.Event()

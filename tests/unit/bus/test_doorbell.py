@@ -21,6 +21,7 @@ class Clock:
 def settings(**overrides: object) -> KafkaSettings:
     base: dict[str, object] = {
         "bootstrap": "x:1",
+        "broker": "tansu",
         "topic_prefix": "t.",
         "doorbell": True,
         "fetch_max_wait_ms": 10,

@@ -28,7 +28,11 @@ class Clock:
 
 
 SETTINGS = KafkaSettings(
-    bootstrap="x:1", fetch_max_wait_ms=10, idle_fetch_max_wait_ms=200, idle_after_ms=2000
+    bootstrap="x:1",
+    broker="tansu",
+    fetch_max_wait_ms=10,
+    idle_fetch_max_wait_ms=200,
+    idle_after_ms=2000,
 )
 
 
@@ -57,20 +61,6 @@ def test_parked_fetch_follows_the_traffic(polls: list[tuple[float, bool]], wait_
         clock.now = start + at
         pacing.polled(records)
     assert consumer._fetcher._fetch_max_wait_ms == wait_ms
-
-
-@pytest.mark.parametrize(
-    ("idle_ms", "consumer"),
-    [(0, FakeConsumer()), (200, object())],
-    ids=["disabled-by-setting", "client-without-the-attribute"],
-)
-def test_pacing_can_be_off(idle_ms: int, consumer: Any) -> None:
-    clock = Clock()
-    settings = KafkaSettings(bootstrap="x:1", fetch_max_wait_ms=10, idle_fetch_max_wait_ms=idle_ms)
-    pacing = Pacing(consumer, settings, clock=clock)
-    clock.now += 60
-    pacing.polled(False)
-    assert not pacing.idle
 
 
 class QuietFetcher:
@@ -106,6 +96,30 @@ JOBS, NODES_0, NODES_1 = (
     TopicPartition("nodes", 0),
     TopicPartition("nodes", 1),
 )
+
+
+@pytest.mark.parametrize(
+    ("settings", "consumer"),
+    [
+        (KafkaSettings(broker="tansu", fetch_max_wait_ms=10, idle_fetch_max_wait_ms=0), None),
+        (KafkaSettings(broker="tansu", fetch_max_wait_ms=10, idle_fetch_max_wait_ms=200), object()),
+        (KafkaSettings(broker="kafka", fetch_max_wait_ms=10), None),
+    ],
+    ids=["disabled-by-setting", "client-without-the-attribute", "kafka"],
+)
+def test_pacing_can_be_off(settings: KafkaSettings, consumer: Any) -> None:
+    clock, consumer = Clock(), consumer or QuietConsumer([JOBS, NODES_0])
+    fetcher = getattr(consumer, "_fetcher", None)
+    fetch = getattr(fetcher, "_proc_fetch_request", None)
+    pacing = Pacing(consumer, settings, clock=clock, wake_topics=["jobs"])
+    clock.now += 60
+    pacing.polled(False)
+    assert not pacing.idle
+    assert pacing.poll_timeout_ms(DeliveryPolicy()) == DeliveryPolicy().poll_timeout_ms
+    if fetcher is not None:  # the private fetcher is left as aiokafka made it
+        assert fetcher._fetch_max_wait_ms == 10
+        assert fetcher._proc_fetch_request == fetch
+        assert not consumer.paused
 
 
 async def test_an_idle_consumer_fetches_its_quiet_topics_once_in_five() -> None:

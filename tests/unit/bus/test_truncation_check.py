@@ -78,3 +78,44 @@ async def test_truncation_check(
     assert consumer.asked == asked
     assert (TopicPartition(TP.topic, TP.partition) in found) is lost
     assert bool(consumer.seeked) is (highwater is not None and highwater < position)
+
+
+@pytest.mark.parametrize(
+    ("first_read", "seek_back", "then_read", "lost"),
+    [
+        ([10, 11], False, [12, 13], False),
+        ([10, 11], False, [0, 1], True),
+        ([10, 11], True, [10, 11], False),
+    ],
+    ids=["onward", "went-back-by-itself", "our-own-seek-back"],
+)
+def test_a_read_that_goes_back_by_itself_is_a_restarted_log(
+    first_read: list[int], seek_back: bool, then_read: list[int], lost: bool
+) -> None:
+    # Kafka answers a position past a shorter new log with OffsetOutOfRange, and the client
+    # moves to its start without a word: the records simply start lower.
+    found: set[TopicPartition] = set()
+    check = _Truncations(found)
+    check.saw({TP: [Record(offset) for offset in first_read]})
+    if seek_back:
+        check.forget()
+    check.saw({TP: [Record(offset) for offset in then_read]})
+    assert (TopicPartition(TP.topic, TP.partition) in found) is lost
+
+
+@pytest.mark.parametrize(
+    ("gone", "lost"),
+    [((), False), (("shoal.state.pods",), False), (("shoal.state.jobs",), True)],
+    ids=["rebalance", "another-topic-gone", "its-topic-gone"],
+)
+def test_what_was_read_of_a_topic_gone_at_a_rebalance_is_lost(
+    gone: tuple[str, ...], lost: bool
+) -> None:
+    # Kafka takes a deleted topic's partitions away from a group; its members are reassigned.
+    found: set[TopicPartition] = set()
+    check = _Truncations(found)
+    check.saw({TP: [Record(10)]})
+    check.forget(gone=gone)
+    assert (TopicPartition(TP.topic, TP.partition) in found) is lost
+    check.saw({TP: [Record(0)]})  # read again from the group's commit: nothing more to say
+    assert len(found) == int(lost)
