@@ -3,6 +3,7 @@ and read CPU time and RSS from /proc."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
@@ -102,3 +103,16 @@ class Process:
         except OSError:
             return None
         return None
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(sig: signal.Signals = signal.SIGTERM) -> Callable[[], None]:
+    """A ``preexec_fn``: the child gets ``sig`` when the process that started it dies (Linux)."""
+
+    def arrange() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+
+    return arrange

@@ -13,25 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.cli.stack import Stack
-
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(sig: signal.Signals = signal.SIGTERM) -> Callable[[], None]:
-    """A ``preexec_fn``: the child gets ``sig`` when the process that started it dies (Linux)."""
-
-    def arrange() -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
-
-    return arrange
 
 
 @dataclass

@@ -24,10 +24,11 @@ from typing import TypeVar
 
 from services.cli.controlplane.real import MANAGED_BY
 from services.cli.failures import check_kubeconfig
+from services.cli.processes import die_with_parent
 from services.cli.progress import JobProgress, progress
 from services.cli.stack import Stack, StackConfig
 from services.cli.submit import apply, load_documents, manifest_files
-from services.cli.supervise import Supervisor, die_with_parent
+from services.cli.supervise import Supervisor
 from shared.errors import QuantityError, UserError
 from shared.kube import KubeClient, resource_for
 from shared.quantities import parse_quantity

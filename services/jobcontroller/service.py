@@ -197,6 +197,8 @@ class JobController:
         if self.settings.create_default_queue:
             # In the background: an API server that refuses it must not stall every job.
             workers.append(asyncio.create_task(self.ensure_default_queue(stopping)))
+        if self.settings.shard == 0:
+            workers.append(asyncio.create_task(self.open_new_queues(stopping)))
         try:
             await self.bus.follow(
                 positions=positions,
@@ -283,6 +285,25 @@ class JobController:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stopping.wait(), delay)
             delay = min(delay * 2, self.settings.backoff_max)
+
+    async def open_new_queues(self, stopping: asyncio.Event) -> None:
+        """Volcano's queue controller: a Queue with no ``status.state`` yet is opened
+        (``Open``), so users and tools see the state Volcano shows. Queues are few: a scan of
+        the cache twice a second, one status patch per new Queue."""
+        opened: set[str] = set()
+        while not stopping.is_set():
+            for name, queue in list(self.cache.objects.items(QUEUE)):
+                if queue.status.state or name in opened:
+                    continue
+                try:
+                    await self.kube.patch(
+                        QUEUE_RT, name, {"status": {"state": "Open"}}, subresource="status"
+                    )
+                    opened.add(name)
+                except CALL_ERRORS as exc:
+                    self.log.warning("cannot open the Queue", queue=name, error=str(exc))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), 0.5)
 
     async def _work(self) -> None:
         while True:

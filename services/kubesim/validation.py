@@ -9,6 +9,8 @@ task or PyTorchJob replica type has at most ``MAX_REPLICAS`` pods.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import re
 from collections.abc import Callable
@@ -264,8 +266,28 @@ def _queue(obj: Obj) -> list[Cause]:
     return causes
 
 
+MAX_CONFIGMAP_SIZE = 1024 * 1024  # core validation's MaxConfigMapSize
+
+
+def _configmap(obj: Obj) -> list[Cause]:
+    """``ValidateConfigMap``: the keys and values of data and binaryData (decoded) together."""
+    size = 0
+    for key, value in (obj.get("data") or {}).items():
+        size += len(str(key)) + len(str(value).encode())
+    for key, value in (obj.get("binaryData") or {}).items():
+        try:
+            size += len(str(key)) + len(base64.b64decode(str(value), validate=True))
+        except (binascii.Error, ValueError):
+            return [bad_value(f"binaryData[{key}]", "<bytes>", "must be base64")]
+    if size > MAX_CONFIGMAP_SIZE:
+        # upstream reports it at the root: "[]: Too long: may not be more than 1048576 bytes"
+        return [too_long("[]", MAX_CONFIGMAP_SIZE)]
+    return []
+
+
 _BY_KIND: dict[tuple[str, str], Callable[[Obj], list[Cause]]] = {
     ("v1", "Pod"): _pod,
+    ("v1", "ConfigMap"): _configmap,
     ("v1", "Node"): _node,
     ("batch/v1", "Job"): _batch_job,
     ("batch.volcano.sh/v1alpha1", "Job"): _volcano_job,

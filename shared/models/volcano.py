@@ -122,7 +122,7 @@ class QueueSpec(Model):
 
 
 class QueueStatus(Model):
-    state: str = "Open"
+    state: str = ""  # not set yet: Open to the scheduler; the job controller opens it
     pending: int = 0
     running: int = 0
     inqueue: int = 0

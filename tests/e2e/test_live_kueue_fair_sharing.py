@@ -85,6 +85,7 @@ def _job(name: str, namespace: str, queue: str) -> Json:
             "labels": {"kueue.x-k8s.io/queue-name": queue},
         },
         "spec": {
+            "suspend": True,  # as Kueue's webhook would create it (only kubesim plays it)
             "parallelism": 1,
             "completions": 1,
             "template": {
@@ -110,6 +111,10 @@ def _running(pods: list[Json], prefix: str) -> int:
     )
 
 
+@pytest.mark.control_plane(
+    "kubesim",
+    reason="a v1beta1 cohort needs Kueue's CRD conversion webhook, which only kubesim plays",
+)
 async def test_fair_sharing_evicts_the_borrower_down_to_equal_shares(
     kube: KubeClient, namespace: str
 ) -> None:

@@ -100,6 +100,10 @@ async def test_pod_record_without_name_survives_a_scheduler_restart(
     print(f"scheduler back after {time.monotonic() - started:.1f}s")
 
 
+@pytest.mark.control_plane(
+    "kubesim",
+    reason="refused by Volcano's job webhook, which kubesim plays and Shoal does not ship",
+)
 async def test_billion_replicas_are_refused_without_blocking_others(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:

@@ -147,6 +147,7 @@ def injected_faults(stack: Stack) -> int:
     )
 
 
+@pytest.mark.control_plane("kubesim", reason="faults are injected by kubesim's /_sim/faults")
 async def test_api_faults_are_survived(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:

@@ -53,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--light-jobs", type=int, default=20, help="jobs of the light-load run")
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent create calls")
     parser.add_argument("--timeout", type=float, default=600, help="deadline of the burst (s)")
+    parser.add_argument(
+        "--control-plane",
+        choices=("kubesim", "real"),
+        default="kubesim",
+        help="kubesim + the embedded broker, or the real parts (`make control-plane`): "
+        "kube-apiserver + etcd, its controllers, kwok nodes and Apache Kafka",
+    )
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -191,7 +198,11 @@ async def bench(args: argparse.Namespace) -> Json:
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
     config = StackConfig(
-        workdir=workdir, nodes=args.nodes, node_cpu=args.node_cpu, profile_dir=args.profile
+        workdir=workdir,
+        control_plane=args.control_plane,
+        nodes=args.nodes,
+        node_cpu=args.node_cpu,
+        profile_dir=args.profile,
     )
     stack = Stack(config)
     rss_peak: dict[str, float] = {}
@@ -252,6 +263,7 @@ async def bench(args: argparse.Namespace) -> Json:
         ]
         created_for = max(max(appeared, default=started) - started, 1e-9)
         return {
+            "control_plane": args.control_plane,
             "nodes": args.nodes,
             "jobs": args.jobs,
             "pods_per_job": args.pods_per_job,
@@ -285,7 +297,7 @@ async def bench(args: argparse.Namespace) -> Json:
 def render(result: Json) -> str:
     lines = [
         f"shoal bench e2e: {result['jobs']} jobs x {result['pods_per_job']} pods "
-        f"on {result['nodes']} nodes",
+        f"on {result['nodes']} nodes ({result.get('control_plane', 'kubesim')} control plane)",
         f"  throughput   {result['pods_per_s']:>9} pods/s "
         f"({result['pods_bound']} pods bound in {result['seconds']} s; target >= 1000)",
         f"  burst        p50 {result['job_to_bound_p50_s']} s, p99 {result['job_to_bound_p99_s']} s"

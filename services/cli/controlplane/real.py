@@ -36,7 +36,7 @@ import aiohttp
 import yaml
 
 from services.cli.controlplane.pki import Pki
-from services.cli.processes import Process, cpu_seconds, free_port
+from services.cli.processes import Process, cpu_seconds, die_with_parent, free_port
 
 Json = dict[str, Any]
 REPO = Path(__file__).resolve().parents[3]
@@ -113,6 +113,7 @@ class RealControlPlane:
     processes: dict[str, Process] = field(default_factory=dict)
     apiserver_url: str = ""
     bootstrap: str = ""
+    _admin_ssl: ssl.SSLContext | None = None
 
     @property
     def dir(self) -> Path:
@@ -127,7 +128,7 @@ class RealControlPlane:
         return self.dir / "admin.kubeconfig"
 
     def service_kubeconfig(self, service: str) -> Path:
-        return self.dir / f"{service}.kubeconfig"
+        return self.dir / f"{SERVICE_ACCOUNTS[service]}.kubeconfig"
 
     # --- start ------------------------------------------------------------------------------
 
@@ -146,7 +147,7 @@ class RealControlPlane:
         for name, stem in (
             ("admin", "admin"),
             ("kcm", "kube-controller-manager"),
-            ("scheduler", "kube-scheduler"),
+            ("kube-scheduler", "kube-scheduler"),
             ("kwok", "kwok"),
         ):
             self._write_kubeconfig(self.dir / f"{name}.kubeconfig", client=stem)
@@ -163,12 +164,15 @@ class RealControlPlane:
         return str(tools_dir() / "bin" / name)
 
     def _spawn(self, name: str, argv: list[str]) -> Process:
+        # With a die-with-parent preexec, the parts die by SIGKILL: kube-apiserver, told to
+        # stop after etcd is gone, waits for it forever. An orderly stop signals them in order.
+        preexec = die_with_parent(signal.SIGKILL) if self.config.preexec is not None else None
         process = Process(
             name,
             argv,
             dict(os.environ),
             self.config.workdir / "logs" / f"{name}.log",
-            preexec=self.config.preexec,
+            preexec=preexec,
         )
         process.start()
         self.processes[name] = process
@@ -249,7 +253,7 @@ class RealControlPlane:
         )
 
     def _start_kube_scheduler(self) -> None:
-        kubeconfig = self.dir / "scheduler.kubeconfig"
+        kubeconfig = self.dir / "kube-scheduler.kubeconfig"
         self._spawn(
             "kube-scheduler",
             [
@@ -321,8 +325,7 @@ class RealControlPlane:
                     *java,
                     "kafka.tools.StorageTool",
                     "format",
-                    "-t",
-                    cluster_id,
+                    f"--cluster-id={cluster_id}",  # an id may start with "-"
                     "-c",
                     str(properties),
                     "--ignore-formatted",
@@ -402,38 +405,57 @@ class RealControlPlane:
         path.write_text(yaml.safe_dump(config, sort_keys=False))
         path.chmod(0o600)
 
-    async def request(self, method: str, path: str, body: Json | None = None) -> tuple[int, Json]:
-        async with (
-            aiohttp.ClientSession() as session,
-            session.request(
-                method, self.apiserver_url + path, json=body, ssl=self._ssl()
-            ) as response,
-        ):
+    async def request(
+        self,
+        method: str,
+        path: str,
+        body: Json | None = None,
+        *,
+        session: aiohttp.ClientSession | None = None,
+    ) -> tuple[int, Json]:
+        """One call as the admin: (HTTP status, JSON body)."""
+        if session is None:
+            async with aiohttp.ClientSession() as own:
+                return await self.request(method, path, body, session=own)
+        async with session.request(
+            method, self.apiserver_url + path, json=body, ssl=self._ssl_context()
+        ) as response:
             data = await response.json(content_type=None)
             return response.status, data if isinstance(data, dict) else {}
 
-    async def apply(self, documents: Iterable[Json]) -> None:
-        """Create each object, or replace it if it exists (an install run again)."""
-        for obj in documents:
-            key = (obj.get("apiVersion", ""), obj.get("kind", ""))
-            meta = obj.get("metadata") or {}
-            collection = _PATHS[key].format(ns=meta.get("namespace", "default"))
-            status, answer = await self.request("POST", collection, obj)
-            if status == 409:
-                current_status, current = await self.request("GET", f"{collection}/{meta['name']}")
-                if current_status == 200:
-                    obj = {
-                        **obj,
-                        "metadata": {
-                            **meta,
-                            "resourceVersion": current["metadata"]["resourceVersion"],
-                        },
-                    }
-                    status, answer = await self.request("PUT", f"{collection}/{meta['name']}", obj)
-            if status >= 300:
-                raise RuntimeError(
-                    f"installing {key[1]} {meta.get('name')}: {answer.get('message', status)}"
-                )
+    def _ssl_context(self) -> ssl.SSLContext:
+        if self._admin_ssl is None:
+            self._admin_ssl = self._ssl()
+        return self._admin_ssl
+
+    async def apply(self, documents: Iterable[Json], *, concurrency: int = 1) -> None:
+        """Create each object, or replace it if it exists (an install run again); up to
+        ``concurrency`` at a time (objects that do not depend on each other, such as nodes)."""
+        limit = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession() as session:
+
+            async def one(obj: Json) -> None:
+                async with limit:
+                    await self._apply_one(obj, session)
+
+            await asyncio.gather(*(one(obj) for obj in documents))
+
+    async def _apply_one(self, obj: Json, session: aiohttp.ClientSession) -> None:
+        key = (obj.get("apiVersion", ""), obj.get("kind", ""))
+        meta = obj.get("metadata") or {}
+        collection = _PATHS[key].format(ns=meta.get("namespace", "default"))
+        status, answer = await self.request("POST", collection, obj, session=session)
+        if status == 409:
+            item = f"{collection}/{meta['name']}"
+            current_status, current = await self.request("GET", item, session=session)
+            if current_status == 200:
+                version = current["metadata"]["resourceVersion"]
+                obj = {**obj, "metadata": {**meta, "resourceVersion": version}}
+                status, answer = await self.request("PUT", item, obj, session=session)
+        if status >= 300:
+            raise RuntimeError(
+                f"installing {key[1]} {meta.get('name')}: {answer.get('message', status)}"
+            )
 
     async def _install(self) -> None:
         await self.apply(
@@ -454,7 +476,7 @@ class RealControlPlane:
         )
         await self._wait_established([c["metadata"]["name"] for c in crds])
         await self.apply(_documents(DEPLOY / "kustomize" / "base" / "default-queue.yaml"))
-        await self.apply(self.node_manifests())
+        await self.apply(self.node_manifests(), concurrency=16)
 
     async def _wait_established(self, names: list[str], timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout

@@ -36,7 +36,10 @@ def needs_release(pod: Pod, job: Job | None, claim: str = CONTROLLER_NAME) -> bo
     if ref is not None and (ref.apiVersion, ref.kind) != ("batch/v1", "Job"):
         return False
     if job is None or ref is None or job.metadata.uid != ref.uid:
-        return True
+        # Beside Kubernetes' own Job controller (another claim), a pod whose Job is not known
+        # here may be that controller's, seen before its Job: its finalizer is that
+        # controller's to remove (it releases every orphan, Shoal's Jobs' included).
+        return claim == CONTROLLER_NAME
     return not spec.managed_externally(job, claim) and is_finished(job)
 
 

@@ -187,6 +187,28 @@ async def test_list_items_of_a_builtin_type_carry_no_type_but_custom_ones_do(
         await kube.close()
 
 
+async def test_a_configmap_over_one_mebibyte_is_refused_as_kube_apiserver_does(
+    core: client.CoreV1Api,
+) -> None:
+    """kube-apiserver 1.37 answers: ConfigMap "big" is invalid: []: Too long: may not be more
+    than 1048576 bytes. binaryData counts decoded bytes, so 1 MiB less a little fits."""
+    import base64
+
+    just_fits = base64.b64encode(b"\0" * (1024 * 1024 - 64)).decode()
+    await core.create_namespaced_config_map(
+        NS, {"metadata": {"name": "fits"}, "binaryData": {"blob": just_fits}}
+    )
+    with pytest.raises(ApiException) as err:
+        await core.create_namespaced_config_map(
+            NS, {"metadata": {"name": "big"}, "data": {"blob": "x" * (1024 * 1024)}}
+        )
+    assert err.value.status == 422
+    message = json.loads(err.value.body)["message"]
+    assert message == (
+        'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes'
+    )
+
+
 async def test_status_subresource_is_separate(custom: client.CustomObjectsApi) -> None:
     group, version, plural = "scheduling.volcano.sh", "v1beta1", "podgroups"
     pg = {

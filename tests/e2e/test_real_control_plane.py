@@ -1,0 +1,215 @@
+"""What only the real control plane can show: two Job controllers on one cluster, and deploy/'s
+RBAC enforced by kube-apiserver's authorizer.
+
+The stack runs kube-controller-manager with its Job controller on (``builtin_job_controller``):
+Shoal's job controller claims the Jobs whose ``spec.managedBy`` names it, the built-in one the
+rest. Each Job must get exactly its pods, once, whoever runs it and whoever schedules its pods.
+
+Each Shoal service holds only its own ServiceAccount's token; the table below is what deploy/rbac
+grants and denies, asked of the API server (SubjectAccessReview) and, for what is denied, tried
+with the service's own credentials.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from services.cli.controlplane.real import MANAGED_BY, SERVICE_ACCOUNTS, SYSTEM_NAMESPACE
+from services.cli.stack import Stack, StackConfig
+from shared.kube import ApiError, KubeClient
+from tests.e2e.e2e_cluster import BATCHJOB, POD, Observer, container, eventually
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.timeout(300),
+    pytest.mark.control_plane("real", reason="needs kube-controller-manager and RBAC"),
+]
+
+Json = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def stack_config(tmp_path_factory: pytest.TempPathFactory) -> StackConfig:
+    return StackConfig(
+        workdir=tmp_path_factory.mktemp("real"),
+        nodes=4,
+        node_cpu="8",
+        builtin_job_controller=True,
+    )
+
+
+def _job(
+    name: str, namespace: str, *, scheduler: str, managed_by: str | None, completions: int = 4
+) -> Json:
+    spec: Json = {
+        "completions": completions,
+        "parallelism": 2,
+        "completionMode": "Indexed",
+        "backoffLimit": 0,
+        "template": {
+            "metadata": {
+                "annotations": {"sim.shoal.io/start-delay": "50ms", "sim.shoal.io/duration": "1s"}
+            },
+            "spec": {
+                "schedulerName": scheduler,
+                "restartPolicy": "Never",
+                "containers": [container("work", "500m", "256Mi")],
+            },
+        },
+    }
+    if managed_by is not None:
+        spec["managedBy"] = managed_by
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
+
+
+def _complete(job: Json) -> bool:
+    return any(
+        c.get("type") == "Complete" and c.get("status") == "True"
+        for c in (job.get("status") or {}).get("conditions") or []
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "scheduler", "managed_by", "runs_it"),
+    [
+        ("builtin-default", "default-scheduler", None, "kube-controller-manager"),
+        ("builtin-shoal", "shoal", None, "kube-controller-manager"),
+        ("shoal-shoal", "shoal", MANAGED_BY, "shoal"),
+        ("shoal-default", "default-scheduler", MANAGED_BY, "shoal"),
+    ],
+)
+async def test_each_job_gets_exactly_its_pods_once_with_two_job_controllers(
+    kube: KubeClient,
+    observer: Observer,
+    namespace: str,
+    name: str,
+    scheduler: str,
+    managed_by: str | None,
+    runs_it: str,
+) -> None:
+    await kube.create(BATCHJOB, _job(name, namespace, scheduler=scheduler, managed_by=managed_by))
+    job: Json = {}
+
+    async def complete() -> bool:
+        nonlocal job
+        job = await kube.get(BATCHJOB, name, namespace)
+        return _complete(job)
+
+    await eventually(complete, timeout=90, what=f"{runs_it} to complete job {name}")
+    pods = observer.pods_of(namespace, name)
+    indexes = sorted(
+        p.last["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] for p in pods
+    )
+    assert indexes == ["0", "1", "2", "3"], f"pods of {name}: {[p.name for p in pods]}"
+    assert not observer.rebound()
+    assert job["status"]["succeeded"] == 4
+    # The controller that ran the Job is the one that wrote its status: Shoal's names its
+    # field manager after itself, kube-controller-manager's is its own.
+    managers = {m.get("manager", "") for m in job["metadata"].get("managedFields") or []}
+    if runs_it == "shoal":
+        assert not any(m.startswith("kube-controller-manager") for m in managers), managers
+    else:
+        assert any(m.startswith("kube-controller-manager") for m in managers), managers
+
+
+@dataclasses.dataclass(frozen=True)
+class Access:
+    service: str
+    verb: str
+    resource: str
+    group: str = ""
+    subresource: str = ""
+    allowed: bool = False
+
+
+ACCESS = [
+    # The binder binds and evicts; it never creates or deletes pods.
+    Access("binder", "create", "pods", subresource="binding", allowed=True),
+    Access("binder", "create", "pods", subresource="eviction", allowed=True),
+    Access("binder", "create", "pods"),
+    Access("binder", "delete", "pods"),
+    Access("binder", "patch", "podgroups", "scheduling.volcano.sh", "status", allowed=True),
+    Access("binder", "create", "secrets"),
+    # The job controller makes pods and PodGroups; it does not bind.
+    Access("jobcontroller", "create", "pods", allowed=True),
+    Access("jobcontroller", "create", "pods", subresource="binding"),
+    Access("jobcontroller", "create", "podgroups", "scheduling.volcano.sh", allowed=True),
+    Access("jobcontroller", "get", "secrets", allowed=True),  # its ssh Secrets (README)
+    Access("jobcontroller", "list", "secrets"),
+    Access("jobcontroller", "create", "workloads", "kueue.x-k8s.io", allowed=True),
+    Access("jobcontroller", "patch", "workloads", "kueue.x-k8s.io", "status", allowed=True),
+    Access("jobcontroller", "patch", "clusterqueues", "kueue.x-k8s.io", "status"),
+    # The watcher only reads.
+    Access("watcher", "watch", "pods", allowed=True),
+    Access("watcher", "list", "jobs", "batch", allowed=True),
+    Access("watcher", "create", "pods"),
+    Access("watcher", "delete", "jobs", "batch"),
+    # The scheduler talks to Kafka only.
+    Access("scheduler", "list", "pods"),
+    Access("scheduler", "create", "pods", subresource="binding"),
+    # No service may grant itself more.
+    Access("jobcontroller", "create", "clusterrolebindings", "rbac.authorization.k8s.io"),
+    Access("binder", "escalate", "clusterroles", "rbac.authorization.k8s.io"),
+]
+
+
+@pytest.mark.parametrize(
+    "access",
+    ACCESS,
+    ids=[
+        f"{a.service}-{a.verb}-{a.resource}{'-' + a.subresource if a.subresource else ''}"
+        for a in ACCESS
+    ],
+)
+async def test_service_accounts_get_only_what_deploy_rbac_grants(
+    stack: Stack, kube: KubeClient, access: Access
+) -> None:
+    assert stack.real is not None
+    user = f"system:serviceaccount:{SYSTEM_NAMESPACE}:{SERVICE_ACCOUNTS[access.service]}"
+    attributes: Json = {
+        "namespace": "default",
+        "verb": access.verb,
+        "group": access.group,
+        "resource": access.resource,
+    }
+    if access.subresource:
+        attributes["subresource"] = access.subresource
+    status, review = await stack.real.request(
+        "POST",
+        "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        {
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": {"user": user, "resourceAttributes": attributes},
+        },
+    )
+    assert status == 201, review
+    assert review["status"].get("allowed", False) is access.allowed, review["status"]
+
+
+async def test_a_service_token_is_refused_what_it_is_not_granted(
+    stack: Stack, namespace: str
+) -> None:
+    """The binder's own credentials, as the binder process holds them: it cannot create a pod."""
+    assert stack.real is not None
+    binder = await KubeClient.connect(str(stack.real.service_kubeconfig("binder")))
+    try:
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "forged", "namespace": namespace},
+            "spec": {"containers": [container("x")]},
+        }
+        with pytest.raises(ApiError) as refused:
+            await binder.create(POD, pod, namespace=namespace)
+        assert refused.value.status == 403
+    finally:
+        await binder.close()
