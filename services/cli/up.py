@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from services.cli import controlplane
 from services.cli.controlplane.real import MANAGED_BY
 from services.cli.failures import check_kubeconfig
 from services.cli.processes import die_with_parent
@@ -42,14 +43,7 @@ JOB_KINDS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--control-plane",
-        choices=("kubesim", "real"),
-        default="kubesim",
-        help="kubesim + the embedded broker (default, seconds to start), or the real parts "
-        "built by `make control-plane`: etcd, kube-apiserver, kube-controller-manager, "
-        "kube-scheduler, kwok nodes and Apache Kafka",
-    )
+    controlplane.add_argument(parser)
     parser.add_argument(
         "--builtin-job-controller",
         action="store_true",

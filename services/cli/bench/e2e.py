@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.cli import controlplane
 from services.cli.bench.hops import (
     DepthSampler,
     difference,
@@ -53,13 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--light-jobs", type=int, default=20, help="jobs of the light-load run")
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent create calls")
     parser.add_argument("--timeout", type=float, default=600, help="deadline of the burst (s)")
-    parser.add_argument(
-        "--control-plane",
-        choices=("kubesim", "real"),
-        default="kubesim",
-        help="kubesim + the embedded broker, or the real parts (`make control-plane`): "
-        "kube-apiserver + etcd, its controllers, kwok nodes and Apache Kafka",
-    )
+    controlplane.add_argument(parser)
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from services.cli import controlplane
 from services.cli.bench.e2e import NAMESPACE, Binding, _watch_pods, job_manifest
 from shared.errors import UserError
 
@@ -28,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seconds", type=float, default=60, help="length of the idle period")
     parser.add_argument("--settle", type=float, default=10, help="wait after start-up (s)")
     parser.add_argument("--pods", type=int, default=10, help="pods of the job after the period")
+    controlplane.add_argument(parser)
     parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -42,7 +44,10 @@ async def bench(args: argparse.Namespace) -> Json:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-idle-"))
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
-    stack = Stack(StackConfig(workdir=workdir, profile_dir=args.profile))
+    config = StackConfig(
+        workdir=workdir, control_plane=args.control_plane, profile_dir=args.profile
+    )
+    stack = Stack(config)
     try:
         await stack.start(timeout=300)
         kube = await KubeClient.connect(str(stack.kubeconfig))
@@ -71,6 +76,7 @@ async def bench(args: argparse.Namespace) -> Json:
             await kube.close()
         share = {k: 100 * (v - before.get(k, 0.0)) / seconds for k, v in after.items()}
         return {
+            "control_plane": args.control_plane,
             "seconds": round(seconds, 1),
             "cpu_percent_of_one_core": {k: round(v, 2) for k, v in share.items()},
             "cpu_percent_total": round(sum(share.values()), 2),
