@@ -3,14 +3,19 @@ and read CPU time and RSS from /proc."""
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import os
 import signal
 import socket
+import ssl
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import aiohttp
 
 
 def free_port() -> int:
@@ -116,3 +121,30 @@ def die_with_parent(sig: signal.Signals = signal.SIGTERM) -> Callable[[], None]:
         libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
 
     return arrange
+
+
+async def wait_until_ok(
+    url: str,
+    timeout: float,
+    process: Process | None,
+    *,
+    context: ssl.SSLContext | None = None,
+    every: float = 0.1,
+) -> None:
+    """Poll ``url`` until it answers 200; fail at once if ``process`` exits first."""
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            if process is not None and not process.alive():
+                raise RuntimeError(f"{process.name} exited; see {process.log_path}")
+            try:
+                async with session.get(
+                    url, ssl=context or True, timeout=aiohttp.ClientTimeout(total=2)
+                ) as response:
+                    if response.status == 200:
+                        return
+            except (aiohttp.ClientError, TimeoutError):
+                pass
+            await asyncio.sleep(every)
+    name = process.name if process is not None else url
+    raise TimeoutError(f"{name} not ready at {url} after {timeout:.0f}s")

@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import aiohttp
-
 from services.cli.controlplane.real import MANAGED_BY, RealConfig, RealControlPlane
-from services.cli.processes import Process, cpu_seconds, free_port
+from services.cli.processes import Process, cpu_seconds, free_port, wait_until_ok
 from shared.broker import EmbeddedBroker
 from shared.bus.kafka import KafkaBus
 from shared.config import BrokerKind, KafkaSettings, load_settings
@@ -231,19 +229,7 @@ class Stack:
         )
 
     async def _poll(self, url: str, timeout: float, process: Process | None) -> None:
-        deadline = time.monotonic() + timeout
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() < deadline:
-                if process is not None and not process.alive():
-                    raise RuntimeError(f"{process.name} exited; see {process.log_path}")
-                try:
-                    async with session.get(url, timeout=aiohttp.ClientTimeout(total=1)) as r:
-                        if r.status == 200:
-                            return
-                except (aiohttp.ClientError, TimeoutError):
-                    pass
-                await asyncio.sleep(0.1)
-        raise TimeoutError(f"{url} not ready after {timeout:.0f}s")
+        await wait_until_ok(url, timeout, process)
 
     async def wait_ready(
         self, *, timeout: float = 60.0, names: Sequence[str] | None = None

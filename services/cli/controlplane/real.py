@@ -36,7 +36,13 @@ import aiohttp
 import yaml
 
 from services.cli.controlplane.pki import Pki
-from services.cli.processes import Process, cpu_seconds, die_with_parent, free_port
+from services.cli.processes import (
+    Process,
+    cpu_seconds,
+    die_with_parent,
+    free_port,
+    wait_until_ok,
+)
 
 Json = dict[str, Any]
 REPO = Path(__file__).resolve().parents[3]
@@ -566,22 +572,8 @@ class RealControlPlane:
             self._write_kubeconfig(self.service_kubeconfig(service), token=token, user=account)
 
     async def _poll(self, url: str, timeout: float, process: Process, *, tls: bool) -> None:
-        deadline = time.monotonic() + timeout
         context = self._ssl() if tls else None
-        async with aiohttp.ClientSession() as session:
-            while time.monotonic() < deadline:
-                if not process.alive():
-                    raise RuntimeError(f"{process.name} exited; see {process.log_path}")
-                try:
-                    async with session.get(
-                        url, ssl=context or True, timeout=aiohttp.ClientTimeout(total=2)
-                    ) as response:
-                        if response.status == 200:
-                            return
-                except (aiohttp.ClientError, TimeoutError):
-                    pass
-                await asyncio.sleep(0.2)
-        raise TimeoutError(f"{process.name} not ready at {url} after {timeout:.0f}s")
+        await wait_until_ok(url, timeout, process, context=context, every=0.2)
 
     # --- inspect and stop -------------------------------------------------------------------
 
