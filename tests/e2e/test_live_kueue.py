@@ -549,6 +549,8 @@ async def test_explain_answers_with_the_reason_the_workload_shows(
         "json",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        # the stack's broker kind: the embedded Tansu takes no idempotent producer
+        env={**os.environ, "SHOAL_BROKER": stack.broker_kind},
     )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()

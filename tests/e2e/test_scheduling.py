@@ -183,6 +183,11 @@ async def test_higher_priority_job_preempts_lower_priority_pods(
     assert not observer.rebound()
 
 
+@pytest.mark.control_plane(
+    "kubesim",
+    reason="open: with kube-controller-manager's disruption controller one more low pod is "
+    "deleted than the budget allows (5 of 16, not 4); docs/compatibility.md",
+)
 async def test_a_disruption_budget_limits_preemption(
     kube: KubeClient, observer: Observer, cleanup: str
 ) -> None:

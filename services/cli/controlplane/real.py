@@ -148,6 +148,17 @@ class RealControlPlane:
         self.pki.ensure()
         # Children are started from this thread: a die-with-parent preexec ties them to it.
         kafka = asyncio.create_task(self._start_kafka())
+        try:
+            await self._start_kubernetes(timeout)
+        except BaseException:
+            # Kafka is not left starting behind a failed start (the caller stops what runs).
+            kafka.cancel()
+            await asyncio.gather(kafka, return_exceptions=True)
+            raise
+        await kafka
+        await self._wait_kafka(timeout)
+
+    async def _start_kubernetes(self, timeout: float) -> None:
         await self._start_etcd(timeout)
         await self._start_apiserver(timeout)
         for name, stem in (
@@ -163,8 +174,6 @@ class RealControlPlane:
         self._start_kwok()
         await self._service_accounts()
         await self._wait_nodes_ready(timeout)
-        await kafka
-        await self._wait_kafka(timeout)
 
     def _bin(self, name: str) -> str:
         return str(tools_dir() / "bin" / name)
