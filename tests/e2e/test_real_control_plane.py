@@ -20,7 +20,7 @@ import pytest
 from services.cli.controlplane.real import MANAGED_BY, SERVICE_ACCOUNTS, SYSTEM_NAMESPACE
 from services.cli.stack import Stack, StackConfig
 from shared.kube import ApiError, KubeClient
-from tests.e2e.e2e_cluster import BATCHJOB, POD, Observer, container, eventually
+from tests.e2e.e2e_cluster import BATCHJOB, POD, Observer, container, eventually, indexed_job
 
 pytestmark = [
     pytest.mark.e2e,
@@ -41,33 +41,14 @@ def stack_config(tmp_path_factory: pytest.TempPathFactory) -> StackConfig:
     )
 
 
-def _job(
-    name: str, namespace: str, *, scheduler: str, managed_by: str | None, completions: int = 4
-) -> Json:
-    spec: Json = {
-        "completions": completions,
-        "parallelism": 2,
-        "completionMode": "Indexed",
-        "backoffLimit": 0,
-        "template": {
-            "metadata": {
-                "annotations": {"sim.shoal.io/start-delay": "50ms", "sim.shoal.io/duration": "1s"}
-            },
-            "spec": {
-                "schedulerName": scheduler,
-                "restartPolicy": "Never",
-                "containers": [container("work", "500m", "256Mi")],
-            },
-        },
-    }
+def _job(name: str, namespace: str, *, scheduler: str, managed_by: str | None) -> Json:
+    """The e2e Indexed Job (4 completions, 2 at a time), for ``scheduler``, claimed by
+    ``managed_by`` (None: Kubernetes' own Job controller)."""
+    job = indexed_job(name, namespace, completions=4, parallelism=2)
+    job["spec"]["template"]["spec"]["schedulerName"] = scheduler
     if managed_by is not None:
-        spec["managedBy"] = managed_by
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": spec,
-    }
+        job["spec"]["managedBy"] = managed_by
+    return job
 
 
 def _complete(job: Json) -> bool:
