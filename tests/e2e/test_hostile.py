@@ -262,6 +262,11 @@ async def readiness(stack: Stack) -> dict[str, bool]:
         return ready
 
 
+@pytest.mark.control_plane(
+    "kubesim",
+    reason="open: on Apache Kafka a deleted state topic is noticed only when a rebalance or an "
+    "out-of-range read shows it, so this passes only some runs; docs/compatibility.md",
+)
 async def test_a_state_topic_deleted_under_the_services_is_survived(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:
