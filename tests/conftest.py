@@ -1,19 +1,23 @@
 """Shared by every test area: a Kafka-protocol broker for the session, unique names per test.
 
 The broker is `KAFKA_BOOTSTRAP` if set, else a testcontainers Kafka when a Docker engine
-answers, else the embedded Tansu broker (one per session, SIGKILLed at the end). Tests give
-`broker_kind` to their `KafkaSettings.broker`: kafka for the first two (an external broker is
-what `SHOAL_BROKER` says, kafka unless set), tansu for the embedded one. The broker is shared,
-so tests use `kafka_names` for topics and groups of their own.
+answers, else Apache Kafka from the real control plane's jars when they are built (`make
+control-plane`; required with `SHOAL_REQUIRE_REAL`), else the embedded Tansu broker.
+`SHOAL_TEST_BROKER=tansu` picks Tansu whatever is built. Apache Kafka is the broker Shoal is
+proven on; Tansu, `make run`'s embedded default, is proven by the bus tests (run on both) and the
+end-to-end suites on kubesim. Tests give `broker_kind` to their `KafkaSettings.broker`. The
+broker is shared, so tests use `kafka_names` for topics and groups of their own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -38,8 +42,36 @@ class SessionBroker(msgspec.Struct, frozen=True):
     kind: BrokerKind
 
 
+@contextlib.contextmanager
+def local_broker(kind: BrokerKind, workdir: Path) -> Iterator[SessionBroker]:
+    """A broker of this machine's own: Apache Kafka from the built jars, or embedded Tansu."""
+    if kind == "kafka":
+        from services.cli.controlplane.kafka import KafkaBroker
+        from services.cli.controlplane.real import tools_dir
+
+        libs = tools_dir() / "kafka" / "libs"
+        with KafkaBroker(workdir / "kafka", libs, workdir / "kafka.log", heap="512m") as kafka:
+            yield SessionBroker(kafka.bootstrap, KafkaBroker.kind)
+    else:
+        from shared.broker import EmbeddedBroker
+
+        with EmbeddedBroker() as tansu:
+            yield SessionBroker(tansu.bootstrap, EmbeddedBroker.kind)
+
+
+def apache_kafka_built() -> bool:
+    """Whether the session broker is Apache Kafka (see the module docstring)."""
+    if os.environ.get("SHOAL_TEST_BROKER", "").strip() == "tansu":
+        return False
+    from services.cli.controlplane.real import built
+
+    if os.environ.get("SHOAL_REQUIRE_REAL") and not built():
+        pytest.fail("SHOAL_REQUIRE_REAL is set but the real control plane is not built")
+    return built()
+
+
 @pytest.fixture(scope="session")
-def session_broker() -> Iterator[SessionBroker]:
+def session_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionBroker]:
     external = os.environ.get("KAFKA_BOOTSTRAP", "").strip()
     if external:
         yield SessionBroker(external, load_settings(KafkaSettings).broker)
@@ -49,10 +81,9 @@ def session_broker() -> Iterator[SessionBroker]:
         with KafkaContainer() as kafka:
             yield SessionBroker(kafka.get_bootstrap_server(), "kafka")
     else:
-        from shared.broker import EmbeddedBroker
-
-        with EmbeddedBroker() as broker:
-            yield SessionBroker(broker.bootstrap, EmbeddedBroker.kind)
+        kind: BrokerKind = "kafka" if apache_kafka_built() else "tansu"
+        with local_broker(kind, tmp_path_factory.mktemp("broker")) as broker:
+            yield broker
 
 
 @pytest.fixture(scope="session")

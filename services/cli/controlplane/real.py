@@ -21,12 +21,10 @@ SIGKILLs what is left.
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 import signal
 import ssl
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +33,7 @@ from typing import Any
 import aiohttp
 import yaml
 
+from services.cli.controlplane.kafka import KafkaBroker
 from services.cli.controlplane.pki import Pki
 from services.cli.processes import (
     Process,
@@ -120,6 +119,7 @@ class RealControlPlane:
     apiserver_url: str = ""
     bootstrap: str = ""
     _admin_ssl: ssl.SSLContext | None = None
+    _kafka: KafkaBroker | None = None
 
     @property
     def dir(self) -> Path:
@@ -301,81 +301,23 @@ class RealControlPlane:
     # --- Kafka ------------------------------------------------------------------------------
 
     async def _start_kafka(self) -> None:
-        port, controller = free_port(), free_port()
-        self.bootstrap = f"127.0.0.1:{port}"
-        root = self.dir / "kafka"
-        root.mkdir(parents=True, exist_ok=True)
-        properties = root / "server.properties"
-        properties.write_text(
-            "\n".join(
-                (
-                    "process.roles=broker,controller",
-                    "node.id=1",
-                    f"controller.quorum.voters=1@127.0.0.1:{controller}",
-                    f"listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}",
-                    f"advertised.listeners=PLAINTEXT://{self.bootstrap}",
-                    "controller.listener.names=CONTROLLER",
-                    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                    f"log.dirs={root / 'data'}",
-                    "num.partitions=4",
-                    "offsets.topic.replication.factor=1",
-                    "offsets.topic.num.partitions=8",
-                    "transaction.state.log.replication.factor=1",
-                    "transaction.state.log.min.isr=1",
-                    "share.coordinator.state.topic.replication.factor=1",
-                    "share.coordinator.state.topic.min.isr=1",
-                    "group.initial.rebalance.delay.ms=0",
-                    "auto.create.topics.enable=true",
-                    "",
-                )
-            )
+        preexec = die_with_parent(signal.SIGKILL) if self.config.preexec is not None else None
+        broker = KafkaBroker(
+            self.dir / "kafka",
+            tools_dir() / "kafka" / "libs",
+            self.config.workdir / "logs" / "kafka.log",
+            preexec=preexec,
         )
-        (root / "log4j2.yaml").write_text(_LOG4J)
-        classpath = str(tools_dir() / "kafka" / "libs" / "*")
-        java = ["java", "-cp", classpath, f"-Dlog4j2.configurationFile={root / 'log4j2.yaml'}"]
-        if not (root / "data" / "meta.properties").exists():
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-            with (self.config.workdir / "logs" / "kafka.log").open("ab") as log:
-                formatting = await asyncio.create_subprocess_exec(
-                    *java,
-                    "kafka.tools.StorageTool",
-                    "format",
-                    f"--cluster-id={cluster_id}",  # an id may start with "-"
-                    "-c",
-                    str(properties),
-                    "--ignore-formatted",
-                    stdout=log,
-                    stderr=asyncio.subprocess.STDOUT,
-                )
-            if await asyncio.wait_for(formatting.wait(), 120) != 0:
-                raise RuntimeError("formatting Kafka's storage failed; see logs/kafka.log")
-        self._spawn(
-            "kafka",
-            [
-                *java,
-                "-Xms256m",
-                "-Xmx1g",
-                "-XX:+UseG1GC",
-                "-XX:MaxGCPauseMillis=20",
-                "kafka.Kafka",
-                str(properties),
-            ],
-        )
+        self.bootstrap = broker.bootstrap
+        await asyncio.to_thread(broker.prepare)
+        broker.spawn()  # from this thread: a die-with-parent preexec ties the JVM to it
+        assert broker.process is not None
+        self.processes["kafka"] = broker.process
+        self._kafka = broker
 
     async def _wait_kafka(self, timeout: float) -> None:
-        host, port = self.bootstrap.rsplit(":", 1)
-        process = self.processes["kafka"]
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not process.alive():
-                raise RuntimeError(f"kafka exited; see {process.log_path}")
-            try:
-                _, writer = await asyncio.open_connection(host, int(port))
-                writer.close()
-                return
-            except OSError:
-                await asyncio.sleep(0.2)
-        raise TimeoutError(f"Kafka not listening on {self.bootstrap} after {timeout:.0f}s")
+        assert self._kafka is not None
+        await asyncio.to_thread(self._kafka.wait, timeout)
 
     # --- objects ----------------------------------------------------------------------------
 
@@ -618,23 +560,3 @@ class RealControlPlane:
 
 def _documents(path: Path) -> list[Json]:
     return [doc for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
-
-
-_LOG4J = """\
-Configuration:
-  Appenders:
-    Console:
-      name: STDOUT
-      PatternLayout:
-        pattern: "[%d] %p %m (%c)%n"
-  Loggers:
-    Root:
-      level: WARN
-      AppenderRef:
-        - ref: STDOUT
-    Logger:
-      - name: kafka
-        level: WARN
-      - name: org.apache.kafka
-        level: WARN
-"""
