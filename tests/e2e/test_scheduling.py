@@ -185,8 +185,8 @@ async def test_higher_priority_job_preempts_lower_priority_pods(
 
 @pytest.mark.control_plane(
     "kubesim",
-    reason="open: with kube-controller-manager's disruption controller one more low pod is "
-    "deleted than the budget allows (5 of 16, not 4); docs/compatibility.md",
+    reason="open: on the real plane the victims' replacements take the freed room before the "
+    "gang and are preempted in turn (a ping-pong); docs/compatibility.md",
 )
 async def test_a_disruption_budget_limits_preemption(
     kube: KubeClient, observer: Observer, cleanup: str
