@@ -289,6 +289,17 @@ class Stack:
         for name, process in self.services.items():
             yield name, process.alive(), process.returncode()
 
+    def pids(self) -> dict[str, int]:
+        """The PID of every running child process: broker, kubesim, control plane, services."""
+        pids = {name: p.pid for name, p in self._parts().items() if p.alive() and p.pid}
+        if self.broker is not None and self.broker.alive() and self.broker.pid:
+            pids["broker"] = self.broker.pid
+        if self.real is not None:
+            for name, process in self.real.processes.items():
+                if process.alive() and process.pid:
+                    pids[name] = process.pid
+        return pids
+
     def respawn(self, name: str) -> None:
         """Start a child that exited again, as it was (the broker and kubesim on their ports)."""
         if name == "broker":

@@ -57,8 +57,8 @@ def control_plane(request: pytest.FixtureRequest) -> str:
     return plane
 
 
-@pytest.fixture(scope="module")
-async def stack(stack_config: StackConfig, control_plane: str) -> AsyncIterator[Stack]:
+def plane_config(stack_config: StackConfig, control_plane: str) -> StackConfig:
+    """The module's stack on ``control_plane``, its children tied to this process's life."""
     config = stack_config
     if control_plane == "real":
         workdir = Path(stack_config.workdir) / "real"
@@ -68,6 +68,12 @@ async def stack(stack_config: StackConfig, control_plane: str) -> AsyncIterator[
     if threading.current_thread() is threading.main_thread():
         # A killed test run takes its stack with it (children started from this thread).
         config = dataclasses.replace(config, preexec=die_with_parent())
+    return config
+
+
+@pytest.fixture(scope="module")
+async def stack(stack_config: StackConfig, control_plane: str) -> AsyncIterator[Stack]:
+    config = plane_config(stack_config, control_plane)
     running = Stack(config)
     try:
         await running.start(timeout=90)
