@@ -252,7 +252,10 @@ def _running_in(pods: list[Json], prefixes: tuple[str, ...]) -> int:
 
 async def _three_cpu_queue(kube: KubeClient, namespace: str, name: str) -> None:
     """A ClusterQueue ``<namespace>-<name>`` of 3 CPUs of ``default-flavor`` and the
-    LocalQueue ``name`` in ``namespace`` that feeds it."""
+    LocalQueue ``name`` in ``namespace`` that feeds it (and the flavor, if no test made it yet:
+    tests run alone too)."""
+    with contextlib.suppress(ApiError):
+        await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
     cq = _kueue(
         "ClusterQueue",
         f"{namespace}-{name}",
@@ -334,8 +337,6 @@ async def test_volcano_jobs_hold_no_pod_before_admission_and_run_within_quota(
     """Three Volcano Jobs of master + 2 workers on 3 CPUs of quota: a job has no pod before
     its Workload is admitted, one runs at a time, each has one Workload (a pod set per task),
     all complete and their Workloads finish."""
-    with contextlib.suppress(ApiError):
-        await kube.create(FLAVOR, _kueue("ResourceFlavor", "default-flavor", {}))
     await _three_cpu_queue(kube, namespace, "vc")
     template = {
         "metadata": {"annotations": {"sim.shoal.io/duration": "1s"}},
