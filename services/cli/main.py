@@ -34,6 +34,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("submit",), "services.cli.submit", "create or update manifests on the API server"),
     (("bench", "all"), "services.cli.bench.all", "every benchmark, one process each"),
     (("bench", "bus"), "services.cli.bench.bus", "bus throughput through the broker"),
+    (("bench", "client"), "services.cli.bench.client", "client CPU per API call, per HTTP stack"),
     (
         ("bench", "kubesim"),
         "services.cli.bench.kubesim",

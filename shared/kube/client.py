@@ -105,7 +105,8 @@ class KubeClient:
     def __init__(self, api_client: k8s.ApiClient) -> None:
         self._api = api_client
         # Calls with a whole JSON response go through the lean pool; watches through aiohttp.
-        self._pool = pool_for(api_client)
+        # ``None``: every call on aiohttp's session (``shoal bench client`` compares the two).
+        self.lean_pool = pool_for(api_client)
         self._base_path = urlsplit(api_client.configuration.host or "").path.rstrip("/")
 
     @classmethod
@@ -113,8 +114,8 @@ class KubeClient:
         return cls(await load_api_client(kubeconfig))
 
     async def close(self) -> None:
-        if self._pool is not None:
-            await self._pool.close()
+        if self.lean_pool is not None:
+            await self.lean_pool.close()
         await self._api.close()
 
     async def _call(
@@ -177,7 +178,7 @@ class KubeClient:
         """One call with a whole response: its body, or ApiError for a status >= 300. The
         same headers, authentication and body as ``_call``, on the lean pool when there is
         one (``shared.kube.transport``)."""
-        if self._pool is None:
+        if self.lean_pool is None:
             response = await self._call(
                 method,
                 path,
@@ -202,7 +203,8 @@ class KubeClient:
         if params:
             target += "?" + urlencode(params)
         data = None if body is None else _encoder.encode(body)
-        answer = await self._pool.request(method, target, headers, data, timeout=request_timeout)
+        pool = self.lean_pool
+        answer = await pool.request(method, target, headers, data, timeout=request_timeout)
         if answer.status >= 300:
             raise _error_from(answer.status, answer.reason, answer.body)
         return answer.body

@@ -5,9 +5,10 @@ An API call through aiohttp's client session costs ~150 µs of CPU before the se
 as much as the API server spends on it; the job controller and the binder make tens of
 thousands of calls per burst (pods, bindings, Events, status patches). This pool speaks just
 what those calls need — a request with a JSON body, a response with a Content-Length or
-chunked body — over plain TCP or TLS, at about half the cost. Streams (watches) stay on
-aiohttp. Failures raise aiohttp's own exception types, so callers classify them as before
-(``shared.kube.errors``, the CLI's one-line failures): a lost connection is
+chunked body — over plain TCP or TLS, at about half the cost (measured against kubesim over
+HTTP and against a real kube-apiserver over TLS). Streams (watches) stay on aiohttp's
+session for now. Failures raise aiohttp's own exception types, so callers classify them as
+before (``shared.kube.errors``, the CLI's one-line failures): a lost connection is
 ``ServerDisconnectedError``, one that cannot be made ``ClientOSError`` (an ``OSError`` too), a
 deadline ``TimeoutError``. ``pool_for`` builds one from kubernetes_asyncio's
 configuration (host, TLS files and switches, pool size); an API server reached through a
@@ -251,19 +252,36 @@ class HttpPool:
         self._idle.clear()
 
 
+def _ssl_context(configuration: k8s.Configuration) -> ssl.SSLContext:
+    """The TLS settings kubernetes_asyncio's own session gets from the same configuration
+    (CA, client certificate, ``verify_ssl``, strict X.509 checks), so both stacks trust and
+    present the same things."""
+    context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+    if configuration.cert_file:
+        context.load_cert_chain(configuration.cert_file, keyfile=configuration.key_file)
+    if not configuration.verify_ssl:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    if configuration.disable_strict_ssl_verification:
+        context.verify_flags &= ~ssl.VERIFY_X509_STRICT
+    return context
+
+
 def pool_for(api_client: k8s.ApiClient) -> HttpPool | None:
-    """A lean pool for a plain-HTTP API server (kubesim, a local test cluster); an HTTPS one
-    (every real cluster) or one behind a proxy stays on aiohttp's session, whose TLS, proxy
-    and connection handling are proven against real API servers. The pool itself can speak
-    TLS (tested), should that ever be worth its risk."""
+    """A lean pool for the API server of ``api_client``'s configuration, over TLS for an
+    HTTPS one (every real cluster) with the configuration's TLS settings and
+    ``tls-server-name``. One behind a proxy stays on aiohttp's session. Against a real
+    kube-apiserver over TLS the pool costs half the client CPU of aiohttp's session per call
+    (docs/benchmarks.md, "The Kubernetes client")."""
     configuration = api_client.configuration
     url = urlsplit(configuration.host or "")
-    if api_client.rest_client.proxy or url.scheme != "http" or not url.hostname:
+    if api_client.rest_client.proxy or url.scheme not in ("http", "https") or not url.hostname:
         return None
+    tls = url.scheme == "https"
     return HttpPool(
         host=url.hostname,
-        port=url.port or 80,
-        ssl_context=None,
-        server_hostname=None,
+        port=url.port or (443 if tls else 80),
+        ssl_context=_ssl_context(configuration) if tls else None,
+        server_hostname=configuration.tls_server_name or None,
         limit=configuration.connection_pool_maxsize or 100,
     )
