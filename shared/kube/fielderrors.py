@@ -15,6 +15,13 @@ from typing import Any
 Cause = tuple[str, str, str]
 
 
+def aggregate(messages: list[str]) -> str:
+    """Several errors as one, as apimachinery's ``aggregate.Error``: duplicates once, more than
+    one in brackets."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
 def go_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
