@@ -63,7 +63,8 @@ class Webhook:
     timeout_seconds: int = 10
     # What it reads from the cluster: "queues", "namespaces", "localqueues".
     reads: frozenset[str] = field(default_factory=frozenset)
-    # Namespaces the webhook skips (Volcano's namespaceSelector: its own and kube-system).
+    # Skips its own namespace and kube-system (the namespaceSelector of Volcano's webhooks and
+    # of Kueue's job webhooks).
     skip_system_namespaces: bool = False
     # Upstream's answer to an operation it is not registered for ({operation} filled in).
     wrong_operation: str = ""
@@ -182,6 +183,7 @@ WEBHOOKS: tuple[Webhook, ...] = (
         Rule("batch", "v1", "jobs", _CREATE),
         mutate=kueue_jobs.default_batch_job,
         reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
     ),
     Webhook(
         "mpytorchjob.kb.io",
@@ -190,6 +192,7 @@ WEBHOOKS: tuple[Webhook, ...] = (
         Rule("kubeflow.org", "v1", "pytorchjobs", _CREATE),
         mutate=kueue_jobs.default_pytorchjob,
         reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
     ),
     Webhook(
         "mvolcanojob.shoal.kb.io",
@@ -198,6 +201,7 @@ WEBHOOKS: tuple[Webhook, ...] = (
         Rule("batch.volcano.sh", "v1alpha1", "jobs", _CREATE),
         mutate=kueue_jobs.default_volcano_job,
         reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
     ),
 )
 BY_PATH: dict[str, Webhook] = {w.path: w for w in WEBHOOKS}
