@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import ipaddress
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -87,6 +88,17 @@ def _usage(*, ca: bool) -> x509.KeyUsage:
     )
 
 
+def _subject_names(names: list[str]) -> list[x509.GeneralName]:
+    """DNS names, and IP addresses as IP SANs (a webhook reached at https://127.0.0.1:port)."""
+    out: list[x509.GeneralName] = []
+    for name in names:
+        try:
+            out.append(x509.IPAddress(ipaddress.ip_address(name)))
+        except ValueError:
+            out.append(x509.DNSName(name))
+    return out
+
+
 def issue(names: list[str], now: datetime.datetime) -> Certificates:
     """A new CA and a serving certificate for ``names`` signed by it."""
     ca_key = ec.generate_private_key(ec.SECP256R1())
@@ -115,9 +127,7 @@ def issue(names: list[str], now: datetime.datetime) -> Certificates:
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(_usage(ca=False), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .add_extension(
-            x509.SubjectAlternativeName([x509.DNSName(n) for n in names]), critical=False
-        )
+        .add_extension(x509.SubjectAlternativeName(_subject_names(names)), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
     pem = serialization.Encoding.PEM
@@ -143,7 +153,9 @@ def still_good(certs: Certificates, names: list[str], now: datetime.datetime) ->
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     ):
         return False
-    if not set(names) <= set(sans.value.get_values_for_type(x509.DNSName)):
+    present = set(sans.value.get_values_for_type(x509.DNSName))
+    present |= {str(ip) for ip in sans.value.get_values_for_type(x509.IPAddress)}
+    if not {str(n.value) for n in _subject_names(names)} <= present:
         return False
     horizon = now + LOOKAHEAD
     return min(ca.not_valid_after_utc, cert.not_valid_after_utc) > horizon

@@ -63,6 +63,13 @@ class WebhookSettings(msgspec.Struct, frozen=True, kw_only=True):
     secret: Annotated[str, Meta(description="the Secret holding the certificates")] = (
         "shoal-webhook-server-cert"
     )
+    url: Annotated[
+        str,
+        Meta(
+            description="https://host:port kube-apiserver calls instead of the Service (a "
+            "webhook outside the cluster); used in the CRDs' spec.conversion"
+        ),
+    ] = ""
     dns_names: Annotated[
         tuple[str, ...],
         Meta(description="names the serving certificate is for; empty: the Service's names"),
@@ -116,7 +123,9 @@ async def run_webhook(
         ca_bundle = base64.b64encode((cert_dir / "ca.crt").read_bytes()).decode()
     conversion = None
     if settings.crd_conversion:
-        client = ClientConfig(service=settings.service, namespace=settings.namespace)
+        client = ClientConfig(
+            service=settings.service, namespace=settings.namespace, url=settings.url
+        )
         conversion = crd_conversion(client)
     reader = ClusterReader(kube)
     app = build_app(read=reader.snapshot, registry=shell.registry)

@@ -43,8 +43,8 @@ class Served:
     def __init__(self, server: WebhookServer, client: aiohttp.ClientSession) -> None:
         self.server, self.client = server, client
 
-    async def post(self, path: str, body: bytes) -> tuple[int, Any]:
-        url = f"https://localhost:{self.server.port}{path}"
+    async def post(self, path: str, body: bytes, *, host: str = "localhost") -> tuple[int, Any]:
+        url = f"https://{host}:{self.server.port}{path}"
         headers = {"Content-Type": "application/json"}
         async with self.client.post(url, data=body, headers=headers) as response:
             text = await response.text()
@@ -56,7 +56,7 @@ class Served:
 
 @pytest_asyncio.fixture(loop_scope="session")
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
-    certs = issue(["localhost"], datetime.datetime.now(datetime.UTC))
+    certs = issue(["localhost", "127.0.0.1"], datetime.datetime.now(datetime.UTC))
     cert, key = write_serving_files(certs, tmp_path)
     app = build_app(read=read_cluster, registry=CollectorRegistry())
     server = await start_server(
@@ -156,3 +156,8 @@ async def test_a_conversion_review_is_converted(served: Served) -> None:
     assert status == 200
     assert answer["response"]["uid"] == UID
     assert answer["response"]["convertedObjects"][0]["spec"] == {"cohortName": "team"}
+
+
+async def test_a_webhook_reached_by_ip_address_verifies(served: Served) -> None:
+    status, answer = await served.post("/volcano/jobs/validate", job_review(), host="127.0.0.1")
+    assert (status, answer["response"]["allowed"]) == (200, True)

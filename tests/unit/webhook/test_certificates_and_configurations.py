@@ -20,6 +20,7 @@ NOW = datetime.datetime(2026, 11, 28, tzinfo=datetime.UTC)
 NAMES = service_names("shoal-webhook", "shoal-system")
 CERTS = issue(NAMES, NOW)
 OTHER = issue(NAMES, NOW)
+LOCAL = issue(["localhost", "127.0.0.1"], NOW)
 
 
 def test_service_names_are_what_kube_apiserver_dials() -> None:
@@ -36,6 +37,8 @@ REUSE = [
     ("key of another certificate",
      Certificates(CERTS.ca_cert, CERTS.ca_key, CERTS.cert, OTHER.key), NAMES, NOW, False),
     ("not PEM", Certificates(b"x", b"x", b"x", b"x"), NAMES, NOW, False),
+    ("an IP address", LOCAL, ["127.0.0.1"], NOW, True),
+    ("another IP address", LOCAL, ["10.0.0.1"], NOW, False),
 ]  # fmt: skip
 
 
