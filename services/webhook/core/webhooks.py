@@ -17,6 +17,7 @@ from typing import Any
 
 from services.webhook.core import (
     kueue_jobs,
+    kueue_resourceflavor,
     pytorchjob,
     volcano_job,
     volcano_mutation,
@@ -110,6 +111,10 @@ def _pytorchjob(operation: str, new: Obj, old: Obj | None, cluster: ClusterView)
     return Verdict(message, tuple(warnings))
 
 
+def _resource_flavor(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_resourceflavor.admit_resource_flavor(new))
+
+
 VOLCANO, KUEUE, TRAINING_OPERATOR = "volcano", "kueue", "training-operator"
 _CREATE = ("CREATE",)
 _EXPECT_CREATE = "invalid operation `{operation}`, expect operation to be `CREATE`"
@@ -194,6 +199,13 @@ WEBHOOKS: tuple[Webhook, ...] = (
         mutate=kueue_jobs.default_pytorchjob,
         reads=frozenset({"localqueues"}),
         skip_system_namespaces=True,
+    ),
+    Webhook(
+        kueue_resourceflavor.WEBHOOK,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-resourceflavor",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "resourceflavors", _CREATE_UPDATE),
+        validate=_resource_flavor,
     ),
     Webhook(
         "mvolcanojob.shoal.kb.io",
