@@ -26,6 +26,7 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("run", "jobcontroller"), "services.jobcontroller.cli", "run the job-controller service"),
     (("run", "scheduler"), "services.scheduler.cli", "run the scheduler service"),
     (("run", "binder"), "services.binder.cli", "run the binder service"),
+    (("run", "webhook"), "services.webhook.cli", "run the admission and conversion webhook"),
     (("simulate", "schedule"), "services.cli.debug.simulate_schedule", "one scheduling session"),
     (("simulate", "reconcile"), "services.cli.debug.simulate_reconcile", "one sync of every job"),
     (("simulate", "admit"), "services.cli.debug.simulate_admit", "one Kueue admission cycle"),

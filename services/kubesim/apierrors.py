@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from shared.kube.fielderrors import aggregate
+
 _REASONS = {
     400: "BadRequest",
     404: "NotFound",
@@ -91,13 +93,6 @@ def conflict(plural: str, group: str, name: str, why: str) -> ApiError:
         f'Operation cannot be fulfilled on {_resource(plural, group)} "{name}": {why}',
         details=_details(plural, name, group),
     )
-
-
-def aggregate(messages: list[str]) -> str:
-    """Several errors as one, as apimachinery's ``aggregate.Error``: duplicates once, more than
-    one in brackets."""
-    unique = list(dict.fromkeys(messages))
-    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
 
 
 def invalid(kind: str, group: str, name: str, causes: list[tuple[str, str, str]]) -> ApiError:

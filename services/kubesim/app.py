@@ -20,7 +20,6 @@ from typing import Any
 
 import yaml
 
-from services.kubesim.admission import Webhooks
 from services.kubesim.apierrors import ApiError
 from services.kubesim.config import SimConfig
 from services.kubesim.discovery import Discovery
@@ -114,11 +113,8 @@ class KubeSim:
         if self._journal is not None:
             self._resume(restored, self._journal)
         self._seed()
-        if config.webhooks:
-            # After the seed: the default Queue is Volcano's install, not a user's create.
-            queues = self.registry.lookup("scheduling.volcano.sh", "v1beta1", "queues")
-            assert queues is not None
-            self.store.admission = Webhooks(lambda: self.store.items(queues))
+        # After the seed: the default Queue is Volcano's install, not a user's create.
+        self.store.webhooks.validating = config.webhooks
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
 
         async def dispatch(request: Request) -> Response:

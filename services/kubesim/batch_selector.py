@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.kubesim.batch_validation import validate_job_spec
-from services.kubesim.fielderrors import Cause, invalid, required
+from shared.kube.fielderrors import Cause, invalid, required
 
 Obj = dict[str, Any]
 # k8s.io/kubernetes pkg/apis/batch: ControllerUidLabel, JobNameLabel and their legacy forms.

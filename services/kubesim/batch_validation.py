@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.kubesim.fielderrors import (
+from shared.kube.fielderrors import (
     Cause,
     duplicate,
     immutable,

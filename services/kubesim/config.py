@@ -56,7 +56,7 @@ class SimConfig:
     event_ttl: float = 3600.0
     # Create the Volcano ``default`` Queue (weight 1) at start, as a Volcano install does.
     default_queue: bool = True
-    # Run Volcano's and the training operator's validating webhooks (services/kubesim/admission).
+    # Run the validating webhooks (services.webhook.core, called by services/kubesim/admission).
     webhooks: bool = True
     # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).
     kubeconfig_out: Path | None = None

@@ -1,123 +1,23 @@
 """Conversion between the served versions of a custom resource and its storage version.
 
 Objects are stored once, in the storage version; a request to another version is converted on
-the way in (body → storage) and out (storage → the requested version), as the API server does
-with a CRD's conversion webhook. Kueue's rules are those of its webhook (kubernetes-sigs/kueue
-``apis/kueue/v1beta1/*_conversion.go`` and the generated conversions): renamed fields are moved,
-deprecated enum values get their new names, fields the other version lacks are dropped. Kinds
-without rules differ in ``apiVersion`` only.
+the way in (body → storage) and out (storage → the requested version), as the API server does.
+Kueue's CRDs convert through Kueue's conversion webhook (services.webhook.core), called
+in-process with the ConversionReview kube-apiserver would send; other kinds have strategy None
+(only ``apiVersion`` changes).
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
 from typing import Any
 
+from services.kubesim import apierrors
 from services.kubesim.resourcetype import ResourceType
+from services.kubesim.store import new_uid
+from services.webhook.core.kueue_conversion import KUEUE
+from services.webhook.core.review import build_conversion_review, review_conversion
 
 Obj = dict[str, Any]
-Rule = Callable[[Obj], None]
-
-KUEUE = "kueue.x-k8s.io"
-# v1beta1 WorkloadSpec.priorityClassSource values (apis/kueue/v1beta1/workload_types.go) and the
-# v1beta2 PriorityClassRef group/kind they stand for (apis/kueue/v1beta2/workload_types.go).
-_PRIORITY_SOURCES = {
-    "kueue.x-k8s.io/workloadpriorityclass": ("kueue.x-k8s.io", "WorkloadPriorityClass"),
-    "scheduling.k8s.io/priorityclass": ("scheduling.k8s.io", "PriorityClass"),
-}
-# Deprecated v1beta1 FlavorFungibility values and their v1beta2 names.
-_FUNGIBILITY_RENAMES = {"whenCanBorrow": "Borrow", "whenCanPreempt": "Preempt"}
-_MAY_STOP_SEARCH = "MayStopSearch"
-
-
-def _section(obj: Obj, name: str) -> Obj:
-    value = obj.get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def _rename(section: Obj, old: str, new: str) -> None:
-    if old in section:
-        value = section.pop(old)
-        if value not in (None, "", []):
-            section[new] = value
-
-
-def _drop_admission_fair_sharing(obj: Obj) -> None:
-    _section(_section(obj, "status"), "fairSharing").pop("admissionFairSharingStatus", None)
-
-
-def _cluster_queue_up(obj: Obj) -> None:
-    spec = _section(obj, "spec")
-    _rename(spec, "cohort", "cohortName")
-    checks = spec.pop("admissionChecks", None)
-    if checks:
-        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": c} for c in checks]}
-    fungibility = _section(spec, "flavorFungibility")
-    for key, deprecated in _FUNGIBILITY_RENAMES.items():
-        if fungibility.get(key) == deprecated:
-            fungibility[key] = _MAY_STOP_SEARCH
-    _section(obj, "status").pop("pendingWorkloadsStatus", None)
-    _drop_admission_fair_sharing(obj)
-
-
-def _cluster_queue_down(obj: Obj) -> None:
-    spec = _section(obj, "spec")
-    _rename(spec, "cohortName", "cohort")
-    spec.pop("concurrentAdmissionPolicy", None)
-
-
-def _local_queue_up(obj: Obj) -> None:
-    status = _section(obj, "status")
-    _rename(status, "flavorUsage", "flavorsUsage")
-    status.pop("flavors", None)
-
-
-def _local_queue_down(obj: Obj) -> None:
-    _rename(_section(obj, "status"), "flavorsUsage", "flavorUsage")
-
-
-def _workload_up(obj: Obj) -> None:
-    spec = _section(obj, "spec")
-    source = spec.pop("priorityClassSource", None)
-    name = spec.pop("priorityClassName", None)
-    ref = _PRIORITY_SOURCES.get(source or "")
-    if ref is not None:
-        spec["priorityClassRef"] = {"group": ref[0], "kind": ref[1], "name": name or ""}
-    _rename(
-        _section(obj, "status"),
-        "accumulatedPastExexcutionTimeSeconds",
-        "accumulatedPastExecutionTimeSeconds",
-    )
-
-
-def _workload_down(obj: Obj) -> None:
-    spec = _section(obj, "spec")
-    ref = spec.pop("priorityClassRef", None)
-    if isinstance(ref, dict):
-        for source, (group, kind) in _PRIORITY_SOURCES.items():
-            if (ref.get("group"), ref.get("kind")) == (group, kind):
-                spec["priorityClassSource"] = source
-                spec["priorityClassName"] = ref.get("name", "")
-    spec.pop("preemptionGates", None)
-    for podset in spec.get("podSets") or ():
-        if isinstance(podset, dict):
-            _section(podset, "topologyRequest").pop("podsetSliceRequiredTopologyConstraints", None)
-    status = _section(obj, "status")
-    status.pop("preemptionGates", None)
-    _rename(status, "accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds")
-
-
-# (group, kind, from version, to version) → the rule, applied to a copy.
-RULES: dict[tuple[str, str, str, str], Rule] = {
-    (KUEUE, "ClusterQueue", "v1beta1", "v1beta2"): _cluster_queue_up,
-    (KUEUE, "ClusterQueue", "v1beta2", "v1beta1"): _cluster_queue_down,
-    (KUEUE, "LocalQueue", "v1beta1", "v1beta2"): _local_queue_up,
-    (KUEUE, "LocalQueue", "v1beta2", "v1beta1"): _local_queue_down,
-    (KUEUE, "Workload", "v1beta1", "v1beta2"): _workload_up,
-    (KUEUE, "Workload", "v1beta2", "v1beta1"): _workload_down,
-    (KUEUE, "Cohort", "v1beta1", "v1beta2"): _drop_admission_fair_sharing,
-}
 
 
 def convert(obj: Obj, rtype: ResourceType, source: str, target: str) -> Obj:
@@ -125,12 +25,23 @@ def convert(obj: Obj, rtype: ResourceType, source: str, target: str) -> Obj:
     the input is not modified."""
     if source == target:
         return obj
-    out = copy.deepcopy(obj)
-    rule = RULES.get((rtype.group, rtype.kind, source, target))
-    if rule is not None:
-        rule(out)
-    out["apiVersion"] = f"{rtype.group}/{target}" if rtype.group else target
-    return out
+    group = rtype.group
+    desired = f"{group}/{target}" if group else target
+    if group != KUEUE:
+        return {**obj, "apiVersion": desired}
+    sent = {**obj, "apiVersion": f"{group}/{source}", "kind": rtype.kind}
+    review = review_conversion(build_conversion_review(new_uid(), desired, [sent]))
+    response = review["response"]
+    if response["result"]["status"] != "Success":
+        raise apierrors.ApiError(
+            500,
+            f"conversion webhook for {group}/{source}, Kind={rtype.kind} failed: "
+            f"{response['result'].get('message', '')}",
+        )
+    converted: Obj = response["convertedObjects"][0]
+    if "kind" not in obj:
+        converted.pop("kind", None)
+    return converted
 
 
 def to_storage(rtype: ResourceType, obj: Obj) -> Obj:

@@ -1,21 +1,19 @@
 """Defaulting on create, as the API server's defaulters and admission plugins would do.
 
 Only the fields Shoal relies on: pod scheduler name, restart policy, QoS, requests from limits,
-the batch/v1 Job selector and labels, the Volcano webhook defaults, Kueue's job webhook
-(a job for a Kueue queue is created suspended), namespace phase.
+the batch/v1 Job selector and labels, namespace phase. The upstream webhooks' defaults (Volcano's,
+Kueue's job webhook) are the webhook service's (``services.kubesim.admission``).
 The object passed in is freshly decoded from the request and owned by the caller; it is
 modified in place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME, VOLCANO_SCHEDULER_NAME
+from shared.kube.schedulers import DEFAULT_SCHEDULER_NAME
 
 Obj = dict[str, Any]
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 def _default_container(container: Obj) -> None:
@@ -92,82 +90,19 @@ def _batch_job(obj: Obj, uid: str) -> None:
         template_meta["labels"] = {**(template_meta.get("labels") or {}), **generated}
     template_spec = spec.setdefault("template", {}).setdefault("spec", {})
     default_pod_spec(template_spec)
-    if _kueue_queue(obj):
-        spec["suspend"] = True
     obj["status"] = {}
-
-
-def _kueue_queue(obj: Obj) -> str:
-    """Kueue's job webhook (``ApplyDefaultForSuspend``): a job submitted to a Kueue queue is
-    created suspended, so no pod exists before its Workload is admitted."""
-    return str(((obj.get("metadata") or {}).get("labels") or {}).get(KUEUE_QUEUE_LABEL) or "")
-
-
-# Kueue's defaults: the integrations on by default that kubesim serves (and the Volcano Job,
-# which Shoal integrates as Kueue would a kind of its own), and the Configuration's default
-# ``managedJobsNamespaceSelector`` (kubernetes.io/metadata.name NotIn these).
-KUEUE_JOB_KINDS = frozenset(
-    {
-        ("batch/v1", "Job"),
-        ("kubeflow.org/v1", "PyTorchJob"),
-        ("batch.volcano.sh/v1alpha1", "Job"),
-    }
-)
-KUEUE_UNMANAGED_NAMESPACES = frozenset({"kube-system", "kueue-system"})
-KUEUE_DEFAULT_LOCAL_QUEUE = "default"  # constants.DefaultLocalQueueName
-
-
-def default_local_queue(obj: Obj, default_queue_exists: Callable[[str], bool]) -> None:
-    """Kueue's job webhook ``ApplyDefaultLocalQueue``: a job created without a queue name in a
-    managed namespace that has a LocalQueue named ``default`` is labelled for it (then created
-    suspended, like any job of a Kueue queue). Not a job whose controller Kueue manages."""
-    if (obj.get("apiVersion"), obj.get("kind")) not in KUEUE_JOB_KINDS:
-        return
-    meta = obj.setdefault("metadata", {})
-    namespace = str(meta.get("namespace") or "")
-    if _kueue_queue(obj) or namespace in KUEUE_UNMANAGED_NAMESPACES:
-        return
-    owners = meta.get("ownerReferences") or []
-    if any(
-        o.get("controller") and (o.get("apiVersion"), o.get("kind")) in KUEUE_JOB_KINDS
-        for o in owners
-        if isinstance(o, dict)
-    ):
-        return
-    if default_queue_exists(namespace):
-        meta["labels"] = {
-            **(meta.get("labels") or {}),
-            KUEUE_QUEUE_LABEL: KUEUE_DEFAULT_LOCAL_QUEUE,
-        }
 
 
 def _pytorch_job(obj: Obj, uid: str) -> None:
     obj.pop("status", None)
-    if _kueue_queue(obj):
-        spec = obj.setdefault("spec", {})
-        spec.setdefault("runPolicy", {})["suspend"] = True
 
 
 def _volcano_job(obj: Obj, uid: str) -> None:
-    spec = obj.setdefault("spec", {})
-    spec.setdefault("queue", "default")
-    spec.setdefault("schedulerName", VOLCANO_SCHEDULER_NAME)
-    spec.setdefault("maxRetry", 3)
-    tasks = spec.get("tasks") or []
-    for i, task in enumerate(tasks):
-        task.setdefault("name", f"default{i}")
-        task.setdefault("replicas", 1)
-        task.setdefault("minAvailable", task["replicas"])
-        task.setdefault("maxRetry", spec["maxRetry"])
-    spec.setdefault("minAvailable", sum(t.get("minAvailable", 0) for t in tasks))
     obj["status"] = {}
 
 
 def _queue(obj: Obj, uid: str) -> None:
-    spec = obj.setdefault("spec", {})
-    spec.setdefault("weight", 1)
-    spec.setdefault("reclaimable", True)
-    obj["status"] = {"state": "Open"}
+    obj["status"] = {"state": "Open"}  # what Volcano's queue controller first writes
 
 
 def _namespace(obj: Obj, uid: str) -> None:

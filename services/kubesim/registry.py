@@ -57,7 +57,15 @@ BUILTINS: tuple[ResourceType, ...] = (
     _r("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, (), ("netpol",)),
     _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, ("status",), ("pdb",)),
     _r("batch", "v1", "Job", "jobs", True, ("status",), default_propagation="Orphan"),
-)
+    # Stored as they are (kubesim calls Shoal's webhook in-process and serves the CRDs it ships):
+    # what a webhook's certificate manager patches its caBundle into.
+    _r("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
+       "mutatingwebhookconfigurations", False),
+    _r("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
+       "validatingwebhookconfigurations", False),
+    _r("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
+       False, ("status",), ("crd", "crds")),
+)  # fmt: skip
 
 
 class Registry:

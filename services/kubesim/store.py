@@ -17,21 +17,18 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from services.kubesim import apierrors
-from services.kubesim.defaulting import (
-    KUEUE_DEFAULT_LOCAL_QUEUE,
-    apply_defaults,
-    decode_defaults,
-    default_local_queue,
-    update_defaults,
-)
+from services.kubesim.admission import StoreView, Webhooks
+from services.kubesim.defaulting import apply_defaults, decode_defaults, update_defaults
 from services.kubesim.registry import Registry, ResourceType
 from services.kubesim.validation import validate, validate_defaulted, validate_update
 from services.kubesim.watch import Event, WatchHub
+from services.webhook.core.kueue_jobs import KUEUE_DEFAULT_LOCAL_QUEUE
 from shared.kube.timefmt import format_rfc3339
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
 _LOCAL_QUEUES = "localqueues.kueue.x-k8s.io"
+_QUEUES = "queues.scheduling.volcano.sh"
 _IMMUTABLE_META = ("uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds")
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
@@ -51,12 +48,6 @@ def new_uid() -> str:
 
 class Listener(Protocol):
     def __call__(self, rtype: ResourceType, event: Event) -> None: ...
-
-
-class Admission(Protocol):
-    """Validating admission: raises an ApiError to refuse (operation: CREATE/UPDATE/DELETE)."""
-
-    def __call__(self, operation: str, rtype: ResourceType, new: Obj, old: Obj | None) -> None: ...
 
 
 class Table:
@@ -108,7 +99,9 @@ class Store:
         # One table per resource, holding its objects in the storage version.
         self.tables = {r.key: Table(r, max_history=max_history) for r in registry.stored()}
         self.listeners: list[Listener] = []
-        self.admission: Admission | None = None
+        # The admission webhooks: mutation always (the API server's defaults as Volcano and
+        # Kueue install them), validation once switched on (after the seed).
+        self.webhooks = Webhooks(self._webhook_view, uid=new_uid, validating=False)
         self._suffix = itertools.count(1)
         self._cluster_ips = itertools.count(1)
 
@@ -169,6 +162,17 @@ class Store:
 
     # ---- writes ------------------------------------------------------------------------------
 
+    def _webhook_view(self) -> StoreView:
+        def queues() -> Iterable[Obj]:
+            table = self.tables.get(_QUEUES)
+            return table.objects.values() if table is not None else ()
+
+        def namespace_annotations(namespace: str) -> dict[str, str] | None:
+            ns = self.tables["namespaces"].objects.get(("", namespace))
+            return None if ns is None else dict(ns["metadata"].get("annotations") or {})
+
+        return StoreView(queues, namespace_annotations, self._default_local_queue_exists)
+
     def _default_local_queue_exists(self, namespace: str) -> bool:
         table = self.tables.get(_LOCAL_QUEUES)
         return table is not None and (namespace, KUEUE_DEFAULT_LOCAL_QUEUE) in table.objects
@@ -219,7 +223,6 @@ class Store:
         body["apiVersion"] = rtype.api_version
         body["kind"] = rtype.kind
         decode_defaults(rtype.api_version, rtype.kind, body)
-        default_local_queue(body, self._default_local_queue_exists)
         causes = validate(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
@@ -233,13 +236,13 @@ class Store:
         for field in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
         apply_defaults(rtype.api_version, rtype.kind, body, uid=uid, has_status=rtype.has_status)
+        body = self.webhooks.mutate("CREATE", rtype, body)
         causes = validate_defaulted(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         if rtype.kind == "Service" and rtype.group == "":
             self._allocate_cluster_ip(body)
-        if self.admission is not None:
-            self.admission("CREATE", rtype, body, None)
+        self.webhooks("CREATE", rtype, body, None)
         return self._commit(rtype, "ADDED", body, None)
 
     def _allocate_cluster_ip(self, obj: Obj) -> None:
@@ -285,8 +288,7 @@ class Store:
             causes += validate_update(rtype.api_version, rtype.kind, new, old)
             if causes:
                 raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
-            if self.admission is not None:
-                self.admission("UPDATE", rtype, new, old)
+            self.webhooks("UPDATE", rtype, new, old)
         if _same_object(new, old):
             return old  # a no-op write: no new resourceVersion, no watch event (as etcd3)
         return self.replace(rtype, old, new)
@@ -339,8 +341,8 @@ class Store:
     ) -> tuple[Obj, bool]:
         """Delete; returns the object and whether it is gone (False: deletion is pending)."""
         old = self.get(rtype, namespace, name)
-        if self.admission is not None and not old["metadata"].get("deletionTimestamp"):
-            self.admission("DELETE", self.table(rtype).rtype, old, None)
+        if not old["metadata"].get("deletionTimestamp"):
+            self.webhooks("DELETE", self.table(rtype).rtype, old, None)
         meta = old["metadata"]
         if precondition_uid and precondition_uid != meta["uid"]:
             raise apierrors.conflict(

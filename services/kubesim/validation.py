@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from services.kubesim import batch_selector, batch_validation
-from services.kubesim.fielderrors import Cause, go_value, too_long
 from shared.errors import QuantityError
+from shared.kube.fielderrors import Cause, go_value, too_long
 from shared.models.volcano import MAX_REPLICAS
 from shared.quantities import parse_quantity
 

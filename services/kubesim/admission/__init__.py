@@ -1,64 +1,30 @@
-"""Validating admission webhooks of Volcano and the Kubeflow training operator, run in-process.
+"""The API server's calls to Shoal's webhook (services.webhook.core), in-process.
 
-On a real cluster these are HTTP webhooks; kubesim calls the same rules on create, update and
-delete (after defaulting and schema validation, as the API server orders them) and refuses with
-the API server's webhook error: 403 ``<resource> "<name>" is forbidden: admission webhook
-"<webhook>" denied the request: <message>``.
+kube-apiserver sends an AdmissionReview to each matching webhook over HTTPS; kubesim builds the
+same review and hands it to the same core, so the only difference is transport. Mutating
+webhooks run after defaulting, their JSON Patches applied in turn; validating ones run last
+(after schema validation, as the API server orders its admission plugins) and a refusal is the
+API server's webhook error: 403 ``<resource> "<name>" is forbidden: admission webhook
+"<webhook>" denied the request: <message>``. Their warnings reach the client as Warning headers.
+The HyperNode ValidatingAdmissionPolicy (not a webhook) runs before the webhooks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from services.kubesim import apierrors
-from services.kubesim.admission import (
-    hypernode_policy,
-    pytorchjob,
-    volcano_job,
-    volcano_podgroup,
-    volcano_queue,
-)
-from services.kubesim.admission.queues import ListedQueues, QueueLister
 from services.kubesim.apiwarnings import warn
+from services.kubesim.patch import PatchError, json_patch
 from services.kubesim.resourcetype import ResourceType
+from services.webhook.core import hypernode_policy
+from services.webhook.core.queues import ListedQueues
+from services.webhook.core.review import build_admission_review, patch_operations, review_admission
+from services.webhook.core.webhooks import Webhook, matching
 
 Obj = dict[str, Any]
-Check = Callable[[str, Obj, "Obj | None", QueueLister], str]
-
-
-def _job(operation: str, new: Obj, old: Obj | None, queues: QueueLister) -> str:
-    if operation == "CREATE":
-        return volcano_job.validate_job_create(new, queues).strip()
-    if operation == "UPDATE" and old is not None:
-        return volcano_job.validate_job_update(old, new)
-    return ""
-
-
-def _podgroup(operation: str, new: Obj, old: Obj | None, queues: QueueLister) -> str:
-    return volcano_podgroup.validate_podgroup(new, queues) if operation == "CREATE" else ""
-
-
-def _queue(operation: str, new: Obj, old: Obj | None, queues: QueueLister) -> str:
-    return volcano_queue.admit_queue(operation, new, old, queues)
-
-
-def _pytorchjob(operation: str, new: Obj, old: Obj | None, queues: QueueLister) -> str:
-    if operation == "DELETE":
-        return ""
-    warnings, message = pytorchjob.admit_pytorchjob(operation, new)
-    for text in warnings:
-        warn(text)  # the webhook's admission warnings reach kubectl as Warning headers
-    return message
-
-
-# (group, plural) → (webhook name, check); the storage versions the webhooks are registered for.
-WEBHOOKS: dict[tuple[str, str], tuple[str, Check]] = {
-    ("batch.volcano.sh", "jobs"): (volcano_job.WEBHOOK, _job),
-    ("scheduling.volcano.sh", "podgroups"): (volcano_podgroup.WEBHOOK, _podgroup),
-    ("scheduling.volcano.sh", "queues"): (volcano_queue.WEBHOOK, _queue),
-    ("kubeflow.org", "pytorchjobs"): (pytorchjob.WEBHOOK, _pytorchjob),
-}
+SYSTEM_NAMESPACE = "kube-system"
 
 # (group, plural) → (policy, binding, check) of the ValidatingAdmissionPolicies Shoal's
 # upstreams install; they run on CREATE and UPDATE, before the webhooks as the API server's
@@ -72,13 +38,102 @@ POLICIES: dict[tuple[str, str], tuple[str, str, Callable[[Obj], str]]] = {
 }
 
 
-class Webhooks:
-    """The validating webhooks, over the store's current Queues."""
+class StoreView:
+    """The cluster as the webhooks read it, from the store, read only when a rule asks."""
 
-    def __init__(self, queues: Callable[[], Iterable[Obj]]) -> None:
-        self._queues = queues
+    def __init__(
+        self,
+        queues: Callable[[], Iterable[Obj]],
+        namespaces: Callable[[str], Mapping[str, str] | None],
+        default_local_queue: Callable[[str], bool],
+    ) -> None:
+        self._queues_of = queues
+        self._listed: ListedQueues | None = None
+        self._namespaces = namespaces
+        self._default_local_queue = default_local_queue
+
+    def _queues(self) -> ListedQueues:
+        if self._listed is None:
+            self._listed = ListedQueues(list(self._queues_of()))
+        return self._listed
+
+    def get(self, name: str) -> Obj | None:
+        return self._queues().get(name)
+
+    def all(self) -> list[Obj]:
+        return self._queues().all()
+
+    def children(self, parent: str) -> list[Obj]:
+        return self._queues().children(parent)
+
+    def namespace_annotations(self, namespace: str) -> Mapping[str, str] | None:
+        return self._namespaces(namespace)
+
+    def default_local_queue_exists(self, namespace: str) -> bool:
+        return self._default_local_queue(namespace)
+
+
+class Webhooks:
+    """The webhooks of the write being admitted; ``validating`` off leaves only mutation."""
+
+    def __init__(
+        self,
+        view: Callable[[], StoreView],
+        *,
+        uid: Callable[[], str],
+        validating: bool = True,
+    ) -> None:
+        self._view = view
+        self._uid = uid
+        self.validating = validating
+
+    def _review(
+        self,
+        webhook: Webhook,
+        operation: str,
+        rtype: ResourceType,
+        new: Obj | None,
+        old: Obj | None,
+    ) -> Obj:
+        meta = (new if new is not None else old or {}).get("metadata") or {}
+        review = build_admission_review(
+            uid=self._uid(),
+            operation=operation,
+            kind=(rtype.group, rtype.version, rtype.kind),
+            resource=(rtype.group, rtype.version, rtype.plural),
+            name=str(meta.get("name") or ""),
+            namespace=str(meta.get("namespace") or ""),
+            obj=new,
+            old=old,
+        )
+        response: Obj = review_admission(webhook, review, self._view())["response"]
+        for text in response.get("warnings") or ():
+            warn(text)
+        return response
+
+    def _applies(self, webhook: Webhook, obj: Obj) -> bool:
+        namespace = (obj.get("metadata") or {}).get("namespace")
+        return not (webhook.skip_system_namespaces and namespace == SYSTEM_NAMESPACE)
+
+    def mutate(self, operation: str, rtype: ResourceType, obj: Obj) -> Obj:
+        """``obj`` after the mutating webhooks' patches."""
+        for webhook in matching(rtype.group, rtype.version, rtype.plural, operation, mutating=True):
+            if not self._applies(webhook, obj):
+                continue
+            response = self._review(webhook, operation, rtype, obj, None)
+            self._raise_if_denied(webhook, rtype, obj, response)
+            try:
+                obj = json_patch(obj, patch_operations(response))
+            except PatchError as error:
+                raise apierrors.ApiError(
+                    500, f"failed to apply the patch of webhook {webhook.name!r}: {error}"
+                ) from error
+        return obj
 
     def __call__(self, operation: str, rtype: ResourceType, new: Obj, old: Obj | None) -> None:
+        """Validating admission (for DELETE, ``new`` is the object deleted)."""
+        if not self.validating:
+            return
         policy = POLICIES.get((rtype.group, rtype.plural))
         if policy is not None and operation in ("CREATE", "UPDATE"):
             policy_name, binding, validate = policy
@@ -92,12 +147,26 @@ class Webhooks:
                     binding,
                     message,
                 )
-        hook = WEBHOOKS.get((rtype.group, rtype.plural))
-        if hook is None:
+        hooks = matching(rtype.group, rtype.version, rtype.plural, operation, mutating=False)
+        for webhook in hooks:
+            if not self._applies(webhook, new):
+                continue
+            if operation == "DELETE":
+                response = self._review(webhook, operation, rtype, None, new)
+            else:
+                response = self._review(webhook, operation, rtype, new, old)
+            self._raise_if_denied(webhook, rtype, new, response)
+
+    @staticmethod
+    def _raise_if_denied(webhook: Webhook, rtype: ResourceType, obj: Obj, response: Obj) -> None:
+        if response.get("allowed"):
             return
-        name, check = hook
-        message = check(operation, new, old, ListedQueues(list(self._queues())))
-        if message:
-            raise apierrors.webhook_denied(
-                rtype.plural, rtype.group, new["metadata"].get("name", ""), name, message
-            )
+        status = response.get("status") or {}
+        raise apierrors.webhook_denied(
+            rtype.plural,
+            rtype.group,
+            (obj.get("metadata") or {}).get("name", ""),
+            webhook.name,
+            str(status.get("message") or ""),
+            code=int(status.get("code") or 403),
+        )

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.kubesim.admission.queues import QueueLister
-from services.kubesim.admission.volcano_policies import (
+from services.webhook.core.queues import QueueLister
+from services.webhook.core.volcano_policies import (
     VALID_ACTIONS,
     VALID_EVENTS,
     go_list,
     validate_policies,
 )
-from services.kubesim.admission.volcano_topology import (
+from services.webhook.core.volcano_topology import (
     topo_sort,
     validate_network_topology,
     validate_partition_policy,
 )
-from services.kubesim.fielderrors import qualified_name_errors
 from shared.errors import QuantityError
+from shared.kube.fielderrors import qualified_name_errors
 from shared.quantities import parse_quantity
 
 Obj = dict[str, Any]

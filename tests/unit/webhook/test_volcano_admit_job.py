@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.admission.queues import ListedQueues
-from services.kubesim.admission.volcano_job import (
+from services.webhook.core.queues import ListedQueues
+from services.webhook.core.volcano_job import (
     validate_job_create,
     validate_job_update,
 )

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from services.kubesim.admission.volcano_policies import go_quote
-from services.kubesim.apierrors import aggregate
+from services.webhook.core.volcano_policies import go_quote
+from shared.kube.fielderrors import aggregate
 
 Obj = dict[str, Any]
 WEBHOOK = "validator.pytorchjob.training-operator.kubeflow.org"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.admission.pytorchjob import validate_pytorchjob
+from services.webhook.core.pytorchjob import validate_pytorchjob
 
 Obj = dict[str, Any]
 IMAGE = "gcr.io/kubeflow-ci/pytorch-dist-mnist_test:1.0"

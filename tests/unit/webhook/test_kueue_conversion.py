@@ -6,19 +6,10 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.conversion import convert, from_storage, to_storage
-from services.kubesim.registry import Registry
+from services.webhook.core.kueue_conversion import convert
 
 Obj = dict[str, Any]
-REGISTRY = Registry()
-
-
-def _rtype(kind: str, version: str = "v1beta1") -> Any:
-    plural = {"ClusterQueue": "clusterqueues", "LocalQueue": "localqueues"}.get(kind)
-    plural = plural or {"Workload": "workloads", "Cohort": "cohorts"}.get(kind, "resourceflavors")
-    rtype = REGISTRY.lookup("kueue.x-k8s.io", version, plural)
-    assert rtype is not None
-    return rtype
+V1BETA1, V1BETA2 = "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"
 
 
 USAGE = [{"name": "f", "resources": [{"name": "cpu", "total": "1500m", "borrowed": "500m"}]}]
@@ -116,8 +107,8 @@ UP_IDS = [
 
 @pytest.mark.parametrize(("kind", "v1beta1", "v1beta2"), UP, ids=UP_IDS)
 def test_v1beta1_to_v1beta2(kind: str, v1beta1: Obj, v1beta2: Obj) -> None:
-    stored = to_storage(_rtype(kind), {"apiVersion": "kueue.x-k8s.io/v1beta1", **v1beta1})
-    assert stored == {"apiVersion": "kueue.x-k8s.io/v1beta2", **v1beta2}
+    stored = convert({"apiVersion": V1BETA1, "kind": kind, **v1beta1}, V1BETA2)
+    assert stored == {"apiVersion": V1BETA2, "kind": kind, **v1beta2}
 
 
 DOWN = [
@@ -159,23 +150,11 @@ DOWN = [
     ids=["cq-cohort", "lq-flavors-usage", "cq-usage-kept", "lq-usage-renamed", "wl-priority"],
 )
 def test_v1beta2_to_v1beta1(kind: str, v1beta2: Obj, v1beta1: Obj) -> None:
-    shown = from_storage(_rtype(kind), {"apiVersion": "kueue.x-k8s.io/v1beta2", **v1beta2})
-    assert shown == {"apiVersion": "kueue.x-k8s.io/v1beta1", **v1beta1}
+    shown = convert({"apiVersion": V1BETA2, "kind": kind, **v1beta2}, V1BETA1)
+    assert shown == {"apiVersion": V1BETA1, "kind": kind, **v1beta1}
 
 
 def test_conversion_never_modifies_the_stored_object() -> None:
-    stored = {"apiVersion": "kueue.x-k8s.io/v1beta2", "spec": {"cohortName": "team"}}
-    convert(stored, _rtype("ClusterQueue"), "v1beta2", "v1beta1")
-    assert stored == {"apiVersion": "kueue.x-k8s.io/v1beta2", "spec": {"cohortName": "team"}}
-
-
-@pytest.mark.parametrize(
-    "plural",
-    ["resourceflavors", "clusterqueues", "localqueues", "workloads", "workloadpriorityclasses",
-     "cohorts"],
-)  # fmt: skip
-def test_every_kueue_kind_is_served_in_both_versions_stored_in_v1beta2(plural: str) -> None:
-    for version in ("v1beta1", "v1beta2"):
-        rtype = REGISTRY.lookup("kueue.x-k8s.io", version, plural)
-        assert rtype is not None and rtype.stored_as == "v1beta2"
-        assert bool(rtype.deprecation_warning) == (version == "v1beta1")
+    stored = {"apiVersion": V1BETA2, "kind": "ClusterQueue", "spec": {"cohortName": "team"}}
+    convert(stored, V1BETA1)
+    assert stored == {"apiVersion": V1BETA2, "kind": "ClusterQueue", "spec": {"cohortName": "team"}}

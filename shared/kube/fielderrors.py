@@ -15,6 +15,13 @@ from typing import Any
 Cause = tuple[str, str, str]
 
 
+def aggregate(messages: list[str]) -> str:
+    """Several errors as one, as apimachinery's ``aggregate.Error``: duplicates once, more than
+    one in brackets."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"
+
+
 def go_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -112,4 +119,23 @@ def qualified_name_errors(value: str) -> list[str]:
         errors.append("name part must be no more than 63 bytes")
     if not _LABEL_KEY.match(name):
         errors.append(f"name part {_LABEL_KEY_MSG}")
+    return errors
+
+
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+)
+
+
+def label_value_errors(value: str) -> list[str]:
+    """apimachinery ``content.IsLabelValue``: at most 63 bytes, empty or alphanumeric ends."""
+    errors: list[str] = []
+    if len(value.encode()) > 63:
+        errors.append("must be no more than 63 bytes")
+    if not _LABEL_VALUE.match(value):
+        errors.append(_LABEL_VALUE_MSG)
     return errors

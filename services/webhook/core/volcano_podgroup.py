@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.kubesim.admission.queues import QueueLister
-from services.kubesim.admission.volcano_topology import validate_network_topology
+from services.webhook.core.queues import QueueLister
+from services.webhook.core.volcano_topology import validate_network_topology
 
 Obj = dict[str, Any]
 WEBHOOK = "validatepodgroup.volcano.sh"

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.kubesim.admission.queues import QueueLister
-from services.kubesim.admission.volcano_policies import go_list, go_quote
-from services.kubesim.admission.volcano_queue_hierarchy import (
+from services.webhook.core.queues import QueueLister
+from services.webhook.core.volcano_policies import go_list, go_quote
+from services.webhook.core.volcano_queue_hierarchy import (
     needs_resource_validation,
     validate_resources,
 )
-from services.kubesim.apierrors import aggregate
 from shared.errors import QuantityError
+from shared.kube.fielderrors import aggregate
 from shared.quantities import parse_quantity
 
 Obj = dict[str, Any]

@@ -1,4 +1,4 @@
-"""Kueue's LocalQueue defaulting in kubesim's job webhook.
+"""Kueue's LocalQueue defaulting in its job webhooks.
 
 Rows named ``upstream: ...`` are kueue ``pkg/controller/jobframework/defaults_test.go``
 (``TestApplyDefaultLocalQueue``, every namespace but ``unmanaged-ns`` managed, the default
@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.defaulting import KUEUE_QUEUE_LABEL, default_local_queue
-from services.kubesim.registry import Registry
-from services.kubesim.store import Store
+from services.webhook.core.kueue_jobs import KUEUE_QUEUE_LABEL, default_local_queue
+from services.webhook.core.queues import Snapshot
 
 Obj = dict[str, Any]
 
@@ -49,26 +48,6 @@ CASES = [
 
 @pytest.mark.parametrize(("obj", "want"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_apply_default_local_queue(obj: Obj, want: str) -> None:
-    default_local_queue(obj, lambda namespace: namespace != "bare-ns")
+    cluster = Snapshot(default_local_queues=["managed-ns", "kube-system", "kueue-system"])
+    default_local_queue(obj, cluster)
     assert (obj["metadata"].get("labels") or {}).get(KUEUE_QUEUE_LABEL, "") == want
-
-
-def test_a_job_created_where_a_default_local_queue_exists_is_queued_and_suspended() -> None:
-    store = Store(Registry(), clock=lambda: 1_700_000_000.0, strict_namespaces=False)
-    local_queues = store.registry.lookup("kueue.x-k8s.io", "v1beta1", "localqueues")
-    jobs = store.registry.lookup("batch", "v1", "jobs")
-    assert local_queues is not None and jobs is not None
-
-    def spec() -> Obj:
-        pod = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}
-        return {"template": {"spec": pod}}
-
-    before = store.create(jobs, "team", {"metadata": {"name": "early"}, "spec": spec()})
-    store.create(
-        local_queues, "team", {"metadata": {"name": "default"}, "spec": {"clusterQueue": "cq"}}
-    )
-    after = store.create(jobs, "team", {"metadata": {"name": "late"}, "spec": spec()})
-    assert KUEUE_QUEUE_LABEL not in (before["metadata"].get("labels") or {})
-    assert before["spec"]["suspend"] is False
-    assert after["metadata"]["labels"][KUEUE_QUEUE_LABEL] == "default"
-    assert after["spec"]["suspend"] is True

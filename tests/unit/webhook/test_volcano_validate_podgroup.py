@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.admission.queues import ListedQueues
-from services.kubesim.admission.volcano_podgroup import validate_podgroup
+from services.webhook.core.queues import ListedQueues
+from services.webhook.core.volcano_podgroup import validate_podgroup
 
 Obj = dict[str, Any]
 BOTH = {"mode": "hard", "highestTierAllowed": 1, "highestTierName": "volcano.sh/hypernode"}

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.kubesim.admission.queues import QueueLister
+from services.webhook.core.queues import QueueLister
 from shared.errors import QuantityError
 from shared.quantities import parse_quantity
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.kubesim.admission.volcano_topology import topo_sort
+from services.webhook.core.volcano_topology import topo_sort
 
 
 def tasks(*deps: tuple[str, list[str] | None]) -> list[dict[str, object]]:

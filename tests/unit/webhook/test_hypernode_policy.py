@@ -1,5 +1,5 @@
 """Volcano's hypernode-validation-policy: each of its validations, in its order, with its
-message; and the API server's denial of a ValidatingAdmissionPolicy (422, reason Invalid)."""
+message."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.admission import Webhooks
-from services.kubesim.admission.hypernode_policy import validate_hypernode
-from services.kubesim.apierrors import ApiError
-from services.kubesim.definitions import custom_resources
+from services.webhook.core.hypernode_policy import validate_hypernode
 
 
 def hyper_node(*selectors: dict[str, Any]) -> dict[str, Any]:
@@ -68,18 +65,3 @@ ROWS = [
 @pytest.mark.parametrize(("obj", "message"), [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
 def test_hypernode_validation_policy(obj: dict[str, Any], message: str) -> None:
     assert validate_hypernode(obj) == message
-
-
-def test_a_denial_is_the_api_servers_policy_error() -> None:
-    (rtype,) = [r for r in custom_resources() if r.kind == "HyperNode"]
-    with pytest.raises(ApiError) as raised:
-        Webhooks(list)("CREATE", rtype, hyper_node(), None)
-    denied = (
-        "ValidatingAdmissionPolicy 'hypernode-validation-policy' with binding "
-        "'hypernode-validation-policy-binding' denied request: member must have at least one member"
-    )
-    status = raised.value.status()
-    assert status["code"] == 422 and status["reason"] == "Invalid"
-    assert status["message"] == f'hypernodes.topology.volcano.sh "s0" is forbidden: {denied}'
-    assert status["details"]["causes"] == [{"message": denied}]
-    Webhooks(list)("DELETE", rtype, hyper_node(), None)  # deletes are not validated

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from services.kubesim.admission.queues import ListedQueues
-from services.kubesim.admission.volcano_queue import admit_queue, validate_queue_depth
-from services.kubesim.admission.volcano_queue_hierarchy import (
+from services.webhook.core.queues import ListedQueues
+from services.webhook.core.volcano_queue import admit_queue, validate_queue_depth
+from services.webhook.core.volcano_queue_hierarchy import (
     validate_child_against_ancestor,
     validate_children_constraints,
 )

@@ -1,0 +1,234 @@
+"""Every webhook Shoal's webhook service serves: its path, name, rules and policies, and the
+function that answers it.
+
+Names, rules, ``failurePolicy``, ``sideEffects``, ``matchPolicy`` and ``timeoutSeconds`` are
+upstream's: Volcano's installer (installer/helm/chart/volcano/templates/webhooks.yaml), Kueue's
+``+kubebuilder:webhook`` markers and the training operator's (release v1.9). Paths are
+upstream's under a prefix per upstream (``/volcano``, ``/kueue``, ``/training-operator``): Kueue
+and the training operator both serve ``/validate-kubeflow-org-v1-pytorchjob``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.webhook.core import (
+    kueue_jobs,
+    kueue_resourceflavor,
+    pytorchjob,
+    volcano_job,
+    volcano_mutation,
+    volcano_podgroup,
+    volcano_queue,
+)
+from services.webhook.core.queues import ClusterView
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A validating webhook's answer: refused when ``message`` is set."""
+
+    message: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+# (operation, object, old object, cluster) → verdict. For DELETE the object is the one deleted.
+Validate = Callable[[str, Obj, "Obj | None", ClusterView], Verdict]
+# Mutates the object in place.
+Mutate = Callable[[Obj, ClusterView], None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    group: str
+    version: str
+    resource: str
+    operations: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Webhook:
+    name: str
+    path: str
+    upstream: str
+    rule: Rule
+    mutate: Mutate | None = None
+    validate: Validate | None = None
+    failure_policy: str = "Fail"
+    side_effects: str = "None"
+    match_policy: str = "Equivalent"
+    timeout_seconds: int = 10
+    # What it reads from the cluster: "queues", "namespaces", "localqueues".
+    reads: frozenset[str] = field(default_factory=frozenset)
+    # Skips its own namespace and kube-system (the namespaceSelector of Volcano's webhooks and
+    # of Kueue's job webhooks).
+    skip_system_namespaces: bool = False
+    # Upstream's answer to an operation it is not registered for ({operation} filled in).
+    wrong_operation: str = ""
+
+    @property
+    def mutating(self) -> bool:
+        return self.mutate is not None
+
+    def serves(self, group: str, version: str, resource: str) -> bool:
+        return (self.rule.group, self.rule.version, self.rule.resource) == (
+            group,
+            version,
+            resource,
+        )
+
+    def matches(self, group: str, version: str, resource: str, operation: str) -> bool:
+        return self.serves(group, version, resource) and operation in self.rule.operations
+
+
+def _volcano_job(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    if operation == "CREATE":
+        return Verdict(volcano_job.validate_job_create(new, cluster).strip())
+    if operation == "UPDATE" and old is not None:
+        return Verdict(volcano_job.validate_job_update(old, new))
+    return Verdict()
+
+
+def _volcano_podgroup(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(
+        volcano_podgroup.validate_podgroup(new, cluster) if operation == "CREATE" else ""
+    )
+
+
+def _volcano_queue(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(volcano_queue.admit_queue(operation, new, old, cluster))
+
+
+def _pytorchjob(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    if operation == "DELETE":
+        return Verdict()
+    warnings, message = pytorchjob.admit_pytorchjob(operation, new)
+    return Verdict(message, tuple(warnings))
+
+
+def _resource_flavor(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_resourceflavor.admit_resource_flavor(new))
+
+
+VOLCANO, KUEUE, TRAINING_OPERATOR = "volcano", "kueue", "training-operator"
+_CREATE = ("CREATE",)
+_EXPECT_CREATE = "invalid operation `{operation}`, expect operation to be `CREATE`"
+_CREATE_UPDATE = ("CREATE", "UPDATE")
+
+
+def _volcano(name: str, path: str, rule: Rule, **how: Any) -> Webhook:
+    """Volcano's webhooks: sideEffects NoneOnDryRun, not in its namespace nor kube-system."""
+    return Webhook(
+        name, path, VOLCANO, rule, side_effects="NoneOnDryRun", skip_system_namespaces=True, **how
+    )
+
+
+WEBHOOKS: tuple[Webhook, ...] = (
+    _volcano(
+        "mutatejob.volcano.sh",
+        "/volcano/jobs/mutate",
+        Rule("batch.volcano.sh", "v1alpha1", "jobs", _CREATE),
+        mutate=volcano_mutation.mutate_job,
+        wrong_operation="expect operation to be 'CREATE' ",
+    ),
+    _volcano(
+        volcano_job.WEBHOOK,
+        "/volcano/jobs/validate",
+        Rule("batch.volcano.sh", "v1alpha1", "jobs", _CREATE_UPDATE),
+        validate=_volcano_job,
+        reads=frozenset({"queues"}),
+    ),
+    _volcano(
+        "mutatequeue.volcano.sh",
+        "/volcano/queues/mutate",
+        Rule("scheduling.volcano.sh", "v1beta1", "queues", _CREATE),
+        mutate=volcano_mutation.mutate_queue,
+        wrong_operation=_EXPECT_CREATE,
+    ),
+    _volcano(
+        volcano_queue.WEBHOOK,
+        "/volcano/queues/validate",
+        Rule("scheduling.volcano.sh", "v1beta1", "queues", ("CREATE", "UPDATE", "DELETE")),
+        validate=_volcano_queue,
+        wrong_operation=(
+            "invalid operation `{operation}`, expect operation to be `CREATE`, `UPDATE` or `DELETE`"
+        ),
+        reads=frozenset({"queues"}),
+    ),
+    _volcano(
+        "mutatepodgroup.volcano.sh",
+        "/volcano/podgroups/mutate",
+        Rule("scheduling.volcano.sh", "v1beta1", "podgroups", _CREATE),
+        mutate=volcano_mutation.mutate_podgroup,
+        wrong_operation=_EXPECT_CREATE,
+        reads=frozenset({"namespaces"}),
+    ),
+    _volcano(
+        volcano_podgroup.WEBHOOK,
+        "/volcano/podgroups/validate",
+        Rule("scheduling.volcano.sh", "v1beta1", "podgroups", _CREATE),
+        validate=_volcano_podgroup,
+        reads=frozenset({"queues"}),
+    ),
+    Webhook(
+        pytorchjob.WEBHOOK,
+        "/training-operator/validate-kubeflow-org-v1-pytorchjob",
+        TRAINING_OPERATOR,
+        Rule("kubeflow.org", "v1", "pytorchjobs", _CREATE_UPDATE),
+        validate=_pytorchjob,
+    ),
+    Webhook(
+        "mjob.kb.io",
+        "/kueue/mutate-batch-v1-job",
+        KUEUE,
+        Rule("batch", "v1", "jobs", _CREATE),
+        mutate=kueue_jobs.default_batch_job,
+        reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
+    ),
+    Webhook(
+        "mpytorchjob.kb.io",
+        "/kueue/mutate-kubeflow-org-v1-pytorchjob",
+        KUEUE,
+        Rule("kubeflow.org", "v1", "pytorchjobs", _CREATE),
+        mutate=kueue_jobs.default_pytorchjob,
+        reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
+    ),
+    Webhook(
+        kueue_resourceflavor.WEBHOOK,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-resourceflavor",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "resourceflavors", _CREATE_UPDATE),
+        validate=_resource_flavor,
+    ),
+    Webhook(
+        "mvolcanojob.shoal.kb.io",
+        "/kueue/mutate-batch-volcano-sh-v1alpha1-job",
+        KUEUE,
+        Rule("batch.volcano.sh", "v1alpha1", "jobs", _CREATE),
+        mutate=kueue_jobs.default_volcano_job,
+        reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
+    ),
+)
+BY_PATH: dict[str, Webhook] = {w.path: w for w in WEBHOOKS}
+CONVERSION_PATH = "/kueue/convert"
+
+
+@functools.cache
+def matching(
+    group: str, version: str, resource: str, operation: str, *, mutating: bool
+) -> tuple[Webhook, ...]:
+    """The webhooks the API server calls for a request, in registration order (cached: every
+    write kubesim serves asks, most of them for none)."""
+    return tuple(
+        w
+        for w in WEBHOOKS
+        if w.mutating == mutating and w.matches(group, version, resource, operation)
+    )
