@@ -111,6 +111,8 @@ class Stack:
             env.setdefault("SHOAL_FETCH_MAX_WAIT_MS", "10")
             env.setdefault("SHOAL_DOORBELL", "true")
             env.setdefault("SHOAL_IDLE_FETCH_MAX_WAIT_MS", "450")
+        if self.real is not None and name == "webhook":
+            env.update(self.real.webhook_env())
         if self.real is not None and self.config.builtin_job_controller:
             # kube-controller-manager's Job controller runs the Jobs that do not name Shoal's.
             env.setdefault("SHOAL_JOBCONTROLLER_BATCH_MANAGED_BY", MANAGED_BY)
@@ -137,10 +139,21 @@ class Stack:
         await self.create_topics()
         if self.config.kubeconfig is None and self.real is None:
             await self._start_kubesim(timeout)
+        if self.real is not None:
+            await self._start_webhook(timeout)
         for name in self.config.services:
             self.services[name] = self._service(name)
             self.services[name].start()
         await self.wait_ready(timeout=timeout)
+
+    async def _start_webhook(self, timeout: float) -> None:
+        """The webhook first on the real control plane (kubesim calls its core in-process):
+        kube-apiserver calls it for what the other services and the tests write."""
+        assert self.real is not None
+        self.services["webhook"] = self._service("webhook")
+        self.services["webhook"].start()
+        await self.wait_ready(timeout=timeout, names=["webhook"])
+        await self.real.wait_webhook_ca(timeout)
 
     async def create_topics(self) -> None:
         """Create every topic once, before any service starts: services racing to create the

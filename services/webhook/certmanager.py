@@ -24,27 +24,9 @@ from shared.kube.resources import RESOURCES, ResourceType
 
 Obj = dict[str, Any]
 SECRET = RESOURCES[("v1", "Secret")]
-MUTATING = ResourceType(
-    group="admissionregistration.k8s.io",
-    version="v1",
-    kind="MutatingWebhookConfiguration",
-    plural="mutatingwebhookconfigurations",
-    namespaced=False,
-)
-VALIDATING = ResourceType(
-    group="admissionregistration.k8s.io",
-    version="v1",
-    kind="ValidatingWebhookConfiguration",
-    plural="validatingwebhookconfigurations",
-    namespaced=False,
-)
-CRD = ResourceType(
-    group="apiextensions.k8s.io",
-    version="v1",
-    kind="CustomResourceDefinition",
-    plural="customresourcedefinitions",
-    namespaced=False,
-)
+MUTATING = RESOURCES[("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration")]
+VALIDATING = RESOURCES[("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration")]
+CRD = RESOURCES[("apiextensions.k8s.io/v1", "CustomResourceDefinition")]
 _CONFLICT_RETRIES = 5
 log = structlog.get_logger()
 

@@ -43,6 +43,7 @@ _ALL = (
     _rt("", "v1", "ConfigMap", "configmaps"),
     _rt("", "v1", "Secret", "secrets"),
     _rt("", "v1", "Namespace", "namespaces", namespaced=False),
+    _rt("", "v1", "ServiceAccount", "serviceaccounts"),
     _rt("coordination.k8s.io", "v1", "Lease", "leases"),
     _rt("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False),
     _rt("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies"),
@@ -59,6 +60,38 @@ _ALL = (
     _rt("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
     _rt("kueue.x-k8s.io", "v1beta1", "Workload", "workloads"),
     _rt("kueue.x-k8s.io", "v1beta1", "Cohort", "cohorts", namespaced=False),
+    # What an install applies: CRDs, RBAC and the webhook's registrations.
+    _rt(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        namespaced=False,
+    ),
+    _rt("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", namespaced=False),
+    _rt(
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        namespaced=False,
+    ),
+    _rt("rbac.authorization.k8s.io", "v1", "Role", "roles"),
+    _rt("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
+    _rt(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        namespaced=False,
+    ),
+    _rt(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        namespaced=False,
+    ),
 )
 
 RESOURCES: Mapping[tuple[str, str], ResourceType] = {(r.api_version, r.kind): r for r in _ALL}

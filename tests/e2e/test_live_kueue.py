@@ -190,14 +190,12 @@ def _job(name: str, namespace: str, queue: str, pods: int, duration: str) -> Jso
 
 # The CRDs serve v1beta1 and v1beta2 and store v1beta2; without Kueue's conversion webhook
 # (kubesim plays it, Shoal ships none yet) a v1beta1 ClusterQueue's spec.cohort is pruned.
-NO_CONVERSION = "a v1beta1 cohort needs Kueue's CRD conversion webhook, which only kubesim plays"
 
 
 def _conditions(obj: Json) -> dict[str, Json]:
     return {c["type"]: c for c in (obj.get("status") or {}).get("conditions") or []}
 
 
-@pytest.mark.control_plane("kubesim", reason=NO_CONVERSION)
 async def test_cohort_borrows_then_reclaims(stack: Stack, kube: KubeClient, namespace: str) -> None:
     """Team A borrows B's idle quota; when B's job arrives, B reclaims it: one of A's Workloads
     is evicted (Preempted, InCohortReclamation), its Job suspended and requeued, B's job runs,
@@ -406,9 +404,6 @@ async def test_volcano_jobs_hold_no_pod_before_admission_and_run_within_quota(
         assert _conditions(wl)["Finished"]["reason"] == "Succeeded"
 
 
-@pytest.mark.control_plane(
-    "kubesim", reason="Kueue's job webhook labels it; kubesim plays it, Shoal ships none yet"
-)
 async def test_a_job_without_a_queue_goes_to_the_namespaces_default_local_queue(
     stack: Stack, kube: KubeClient, namespace: str
 ) -> None:
@@ -443,7 +438,6 @@ def _usage(status: Json, key: str) -> dict[str, tuple[str, str | None]]:
     }
 
 
-@pytest.mark.control_plane("kubesim", reason=NO_CONVERSION)
 async def test_queue_status_shows_reservations_and_usage(
     stack: Stack, kube: KubeClient, namespace: str
 ) -> None:

@@ -111,10 +111,6 @@ def _running(pods: list[Json], prefix: str) -> int:
     )
 
 
-@pytest.mark.control_plane(
-    "kubesim",
-    reason="a v1beta1 cohort needs Kueue's CRD conversion webhook, which only kubesim plays",
-)
 async def test_fair_sharing_evicts_the_borrower_down_to_equal_shares(
     kube: KubeClient, namespace: str
 ) -> None:

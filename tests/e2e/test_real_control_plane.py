@@ -119,6 +119,10 @@ ACCESS = [
     Access("binder", "delete", "pods"),
     Access("binder", "patch", "podgroups", "scheduling.volcano.sh", "status", allowed=True),
     Access("binder", "create", "secrets"),
+    # It writes the Kueue statuses the scheduler decides, the cohorts' fair shares included.
+    Access("binder", "patch", "clusterqueues", "kueue.x-k8s.io", "status", allowed=True),
+    Access("binder", "patch", "cohorts", "kueue.x-k8s.io", "status", allowed=True),
+    Access("binder", "patch", "cohorts", "kueue.x-k8s.io"),
     # The job controller makes pods and PodGroups; it does not bind.
     Access("jobcontroller", "create", "pods", allowed=True),
     Access("jobcontroller", "create", "pods", subresource="binding"),
@@ -133,6 +137,10 @@ ACCESS = [
     Access("watcher", "list", "jobs", "batch", allowed=True),
     Access("watcher", "create", "pods"),
     Access("watcher", "delete", "jobs", "batch"),
+    # The webhook reads what its rules need and writes only its Secret and registrations.
+    Access("webhook", "list", "queues", "scheduling.volcano.sh", allowed=True),
+    Access("webhook", "create", "pods"),
+    Access("webhook", "update", "clusterroles", "rbac.authorization.k8s.io"),
     # The scheduler talks to Kafka only.
     Access("scheduler", "list", "pods"),
     Access("scheduler", "create", "pods", subresource="binding"),

@@ -42,6 +42,15 @@ from services.cli.processes import (
     free_port,
     wait_until_ok,
 )
+from services.webhook.core.configurations import (
+    KUEUE_CRDS,
+    MUTATING_CONFIGURATION,
+    VALIDATING_CONFIGURATION,
+    ClientConfig,
+    crd_conversion,
+    webhook_configurations,
+)
+from shared.kube.resources import resource_for
 
 Json = dict[str, Any]
 REPO = Path(__file__).resolve().parents[3]
@@ -55,33 +64,16 @@ SERVICE_ACCOUNTS = {
     "jobcontroller": "shoal-jobcontroller",
     "scheduler": "shoal-scheduler",
     "binder": "shoal-binder",
+    "webhook": "shoal-webhook",
 }
 KWOK_NODE_ANNOTATION = "kwok.x-k8s.io/node"
 _TOKEN_SECONDS = 7 * 24 * 3600
-
-# Collection paths of the kinds the install applies ({ns}: the object's namespace).
-_PATHS = {
-    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"): (
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-    ),
-    ("v1", "Namespace"): "/api/v1/namespaces",
-    ("v1", "ServiceAccount"): "/api/v1/namespaces/{ns}/serviceaccounts",
-    ("v1", "ConfigMap"): "/api/v1/namespaces/{ns}/configmaps",
-    ("v1", "Node"): "/api/v1/nodes",
-    ("rbac.authorization.k8s.io/v1", "ClusterRole"): (
-        "/apis/rbac.authorization.k8s.io/v1/clusterroles"
-    ),
-    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): (
-        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
-    ),
-    ("rbac.authorization.k8s.io/v1", "Role"): (
-        "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles"
-    ),
-    ("rbac.authorization.k8s.io/v1", "RoleBinding"): (
-        "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings"
-    ),
-    ("scheduling.volcano.sh/v1beta1", "Queue"): "/apis/scheduling.volcano.sh/v1beta1/queues",
-}
+_CRD = resource_for("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+_ADMISSION = "admissionregistration.k8s.io/v1"
+_WEBHOOK_CONFIGURATIONS = (
+    (resource_for(_ADMISSION, "MutatingWebhookConfiguration"), MUTATING_CONFIGURATION),
+    (resource_for(_ADMISSION, "ValidatingWebhookConfiguration"), VALIDATING_CONFIGURATION),
+)
 
 
 def tools_dir() -> Path:
@@ -119,6 +111,8 @@ class RealControlPlane:
     apiserver_url: str = ""
     bootstrap: str = ""
     _admin_ssl: ssl.SSLContext | None = None
+    # Where kube-apiserver calls Shoal's webhook, which the Stack runs as a service.
+    webhook_port: int = field(default_factory=free_port)
     _kafka: KafkaBroker | None = None
 
     @property
@@ -132,6 +126,50 @@ class RealControlPlane:
     @property
     def kubeconfig(self) -> Path:
         return self.dir / "admin.kubeconfig"
+
+    @property
+    def webhook_url(self) -> str:
+        return f"https://127.0.0.1:{self.webhook_port}"
+
+    def webhook_env(self) -> dict[str, str]:
+        """The webhook service's settings: it serves on ``webhook_port`` with a certificate
+        for 127.0.0.1 it makes and keeps in its Secret, and patches its CA into the
+        registrations ``_install`` made (as in a cluster, without cert-manager)."""
+        return {
+            "SHOAL_WEBHOOK_HOST": "127.0.0.1",
+            "SHOAL_WEBHOOK_PORT": str(self.webhook_port),
+            "SHOAL_WEBHOOK_CERT_DIR": str(self.dir / "webhook-certs"),
+            "SHOAL_WEBHOOK_MANAGE_CERTS": "true",
+            "SHOAL_WEBHOOK_NAMESPACE": SYSTEM_NAMESPACE,
+            "SHOAL_WEBHOOK_DNS_NAMES": "127.0.0.1",
+            "SHOAL_WEBHOOK_URL": self.webhook_url,
+        }
+
+    async def wait_webhook_ca(self, timeout: float = 60.0) -> None:
+        """Until the webhook has patched its CA into every registration: before that,
+        kube-apiserver cannot call it, and a write it must admit fails."""
+        deadline = time.monotonic() + timeout
+        while True:
+            waiting = await self._without_ca()
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the webhook's CA is not in {waiting} after {timeout:.0f}s")
+            await asyncio.sleep(0.2)
+
+    async def _without_ca(self) -> list[str]:
+        waiting = []
+        for rtype, name in _WEBHOOK_CONFIGURATIONS:
+            _, obj = await self.request("GET", rtype.object_path(name))
+            hooks = obj.get("webhooks") or [{}]
+            if not all((w.get("clientConfig") or {}).get("caBundle") for w in hooks):
+                waiting.append(name)
+        for name in KUEUE_CRDS:
+            _, crd = await self.request("GET", _CRD.object_path(name))
+            conversion = (crd.get("spec") or {}).get("conversion") or {}
+            if not ((conversion.get("webhook") or {}).get("clientConfig") or {}).get("caBundle"):
+                waiting.append(name)
+        return waiting
 
     def service_kubeconfig(self, service: str) -> Path:
         return self.dir / f"{SERVICE_ACCOUNTS[service]}.kubeconfig"
@@ -400,7 +438,7 @@ class RealControlPlane:
     async def _apply_one(self, obj: Json, session: aiohttp.ClientSession) -> None:
         key = (obj.get("apiVersion", ""), obj.get("kind", ""))
         meta = obj.get("metadata") or {}
-        collection = _PATHS[key].format(ns=meta.get("namespace", "default"))
+        collection = resource_for(*key).collection_path(meta.get("namespace", "default"))
         status, answer = await self.request("POST", collection, obj, session=session)
         if status == 409:
             item = f"{collection}/{meta['name']}"
@@ -424,6 +462,10 @@ class RealControlPlane:
             if path.name != "kustomization.yaml"
             for doc in _documents(path)
         ]
+        webhook = ClientConfig(namespace=SYSTEM_NAMESPACE, url=self.webhook_url)
+        for crd in crds:
+            if crd["metadata"]["name"] in KUEUE_CRDS:  # v1beta1 <-> v1beta2 through the webhook
+                crd["spec"]["conversion"] = crd_conversion(webhook)
         await self.apply(crds)
         await self.apply(
             doc
@@ -434,6 +476,8 @@ class RealControlPlane:
         await self._wait_established([c["metadata"]["name"] for c in crds])
         await self.apply(_documents(DEPLOY / "kustomize" / "base" / "default-queue.yaml"))
         await self.apply(self.node_manifests(), concurrency=16)
+        # Last: with failurePolicy Fail, what they match is refused until the webhook runs.
+        await self.apply(webhook_configurations(webhook))
 
     async def _wait_established(self, names: list[str], timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
@@ -442,7 +486,7 @@ class RealControlPlane:
             for name in list(waiting):
                 status, crd = await self.request(
                     "GET",
-                    f"{_PATHS[('apiextensions.k8s.io/v1', 'CustomResourceDefinition')]}/{name}",
+                    _CRD.object_path(name),
                 )
                 conditions = (crd.get("status") or {}).get("conditions") or []
                 if status == 200 and any(

@@ -372,7 +372,11 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("core", "pods/binding pods/eviction", "create"),
         ("core", "pods/status", "patch"),
         ("scheduling.volcano.sh", "podgroups/status", "patch"),
-        ("kueue.x-k8s.io", "workloads/status clusterqueues/status localqueues/status", "patch"),
+        (
+            "kueue.x-k8s.io",
+            "workloads/status clusterqueues/status localqueues/status cohorts/status",
+            "patch",
+        ),
         EVENTS,
     ),
 }
