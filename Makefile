@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.synced
 
-.PHONY: run test lint unit integration e2e bench fmt clean control-plane
+.PHONY: run test test-fast lint unit integration e2e bench fmt clean control-plane
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -25,6 +25,11 @@ run: $(STAMP)
 ## real control plane (built first, from pinned sources, if it is not built yet).
 test: lint control-plane
 	SHOAL_REQUIRE_REAL=1 $(BIN)/pytest -q
+
+## The edit-test loop: lint, type-check, layer contracts, unit and integration tests; no e2e
+## suites and no control-plane build (aim: under 4 minutes).
+test-fast: lint
+	$(BIN)/pytest -q tests/unit tests/integration
 
 lint: $(STAMP)
 	$(BIN)/ruff check shared services tests
