@@ -144,7 +144,11 @@ async def test_gang_larger_than_free_capacity_waits_then_runs_whole(
     await eventually(whole_gang_bound, timeout=60, what="the gang to be bound whole")
     times = [p.bound_at for p in observer.pods_of(ns, "gang") if p.bound_at is not None]
     assert max(times) - min(times) < 1.5, "the gang was placed at once, not piecemeal"
-    assert "Running" in observer.podgroups[group].phases
+
+    async def group_running() -> bool:  # its status is written after the binds
+        return "Running" in observer.podgroups[group].phases
+
+    await eventually(group_running, timeout=30, what="the gang's PodGroup Running")
     assert filler["metadata"]["uid"] != gang["metadata"]["uid"]
 
 

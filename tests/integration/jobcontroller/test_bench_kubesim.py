@@ -10,14 +10,14 @@ import pytest
 from services.cli.bench.jobcontroller_kubesim import bench_kubesim, table
 from shared.config import BrokerKind
 
-pytestmark = [pytest.mark.broker, pytest.mark.kubesim, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.broker, pytest.mark.kubesim, pytest.mark.timeout(120)]
 
 
 async def test_tiny_bench_creates_every_pod_through_the_services(
     kafka_bootstrap: str, broker_kind: BrokerKind
 ) -> None:
     result = await bench_kubesim(
-        jobs=5, pods=2, bootstrap=kafka_bootstrap, broker=broker_kind, timeout=30
+        jobs=5, pods=2, bootstrap=kafka_bootstrap, broker=broker_kind, timeout=60
     )
 
     assert result.pods_created == 10
