@@ -62,7 +62,7 @@ def _properties(root: Path, port: int, controller: int) -> str:
             "share.coordinator.state.topic.replication.factor=1",
             "share.coordinator.state.topic.min.isr=1",
             "group.initial.rebalance.delay.ms=0",
-            "auto.create.topics.enable=true",
+            "auto.create.topics.enable=false",  # Shoal creates its topics; a deleted one stays gone
             "",
         )
     )
