@@ -305,8 +305,11 @@ class Store:
                 new["status"] = old["status"]
             else:
                 new.pop("status", None)
+        # As the apiextensions strategy: any change but metadata's counts, status too where it is
+        # not a subresource of its own.
+        ignored = ("metadata", "status") if rtype.has_status else ("metadata",)
         spec_changed = any(
-            new.get(k) != old.get(k) for k in set(new) | set(old) if k not in ("metadata", "status")
+            new.get(k) != old.get(k) for k in set(new) | set(old) if k not in ignored
         )
         meta["generation"] = old_meta.get("generation", 1) + (1 if spec_changed else 0)
         return new
