@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from services.kubesim import apierrors
+from services.kubesim import apierrors, structural
 from services.kubesim.defaulting import (
     KUEUE_DEFAULT_LOCAL_QUEUE,
     apply_defaults,
@@ -233,7 +233,8 @@ class Store:
         for field in ("resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
         apply_defaults(rtype.api_version, rtype.kind, body, uid=uid, has_status=rtype.has_status)
-        causes = validate_defaulted(rtype.api_version, rtype.kind, body)
+        causes = structural.validate(rtype, body)
+        causes += validate_defaulted(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         if rtype.kind == "Service" and rtype.group == "":
@@ -276,11 +277,15 @@ class Store:
             )
         if status:
             new = {**old, "status": body.get("status")}
+            causes = structural.validate(rtype, new)
+            if causes:
+                raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         else:
             decode_defaults(rtype.api_version, rtype.kind, body)
             update_defaults(rtype.api_version, rtype.kind, body)
             new = self._merge_update(rtype, old, body)
             causes = validate(rtype.api_version, rtype.kind, new)
+            causes += structural.validate(rtype, new)
             causes += validate_defaulted(rtype.api_version, rtype.kind, new)
             causes += validate_update(rtype.api_version, rtype.kind, new, old)
             if causes:
