@@ -9,11 +9,14 @@ difference Shoal needs is listed in ``ALLOWED`` with its reason; today there is 
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from services.kubesim import definitions
 
 ROOT = Path(__file__).resolve().parents[3]
 SHIPPED = ROOT / "deploy" / "crds"
@@ -138,3 +141,15 @@ _JOB = {"spec": {"versions": [{"schema": {"properties": {"a": {"type": "string"}
 )  # fmt: skip
 def test_differences_name_the_differing_path(shipped: Obj, expected: list[str]) -> None:
     assert differences(shipped, _JOB) == expected
+
+
+def test_kubesim_serves_the_shipped_crds_from_the_checkout_and_the_wheel() -> None:
+    # In a checkout kubesim reads deploy/crds in place; the wheel carries the same directory as
+    # services/kubesim/crds (hatch's force-include), where an installed kubesim looks first.
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wheel = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["force-include"] == {"deploy/crds": "services/kubesim/crds"}
+    assert not (ROOT / "services" / "kubesim" / "crds").exists()  # no second copy in the tree
+    assert definitions.CRD_DIR == SHIPPED
+    served = {(r.group, r.kind) for r in definitions.custom_resources()}
+    assert served == {(k[0].split(".", 1)[1], k[0].split(".", 1)[0]) for k in KINDS}
