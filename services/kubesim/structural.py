@@ -33,12 +33,21 @@ _ROOT_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
 FIELD_VALIDATION_MODES = ("Ignore", "Warn", "Strict")
 
 
+# A field's path, built as (parent, key) pairs and rendered only for a message.
+Path = tuple[Any, str | int] | None
+_EMPTY: frozenset[str] = frozenset()
+_ACCEPTS: dict[str, tuple[type, ...]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
+    "integer": (int,), "number": (int, float),
+}  # fmt: skip
+
+
 @dataclass(slots=True, eq=False)
 class Node:
     """One schema node, reduced to what pruning, defaulting and validation read."""
 
-    type: str = ""
-    properties: dict[str, Node] | None = None
+    json_type: str = ""
+    properties: dict[str, Node] = field(default_factory=dict)
     items: Node | None = None
     additional: Node | None = None
     preserve_unknown: bool = False
@@ -56,13 +65,17 @@ class Node:
     min_items: int | None = None
     pattern: re.Pattern[str] | None = None
     pattern_text: str = ""
-    # Whether any node below (or this one's properties) has a default: defaulting skips the rest.
-    defaults_below: bool = field(default=False)
+    # Derived once: the Python types a value may have (None: any), whether the type is the only
+    # check, and the properties whose subtree has a default (defaulting walks only those).
+    accepts: tuple[type, ...] | None = None
+    simple: bool = False
+    defaulted: tuple[tuple[str, Node], ...] = ()
+    defaults_below: bool = False
 
 
 def compile_schema(schema: Obj) -> Node:
     node = Node(
-        type=schema.get("type") or "",
+        json_type=schema.get("type") or "",
         preserve_unknown=bool(schema.get("x-kubernetes-preserve-unknown-fields")),
         embedded=bool(schema.get("x-kubernetes-embedded-resource")),
         int_or_string=bool(schema.get("x-kubernetes-int-or-string")),
@@ -92,9 +105,25 @@ def compile_schema(schema: Obj) -> Node:
         node.additional = compile_schema(additional)
     elif additional is True:
         node.preserve_unknown = True
-    children = [*(node.properties or {}).values(), node.items, node.additional]
-    node.defaults_below = any(
-        c is not None and (c.has_default or c.defaults_below) for c in children
+    accepts = (int, str) if node.int_or_string else _ACCEPTS.get(node.json_type)
+    node.accepts = (*accepts, type(None)) if accepts and node.nullable else accepts
+    node.simple = (
+        node.enum is None
+        and node.pattern is None
+        and node.minimum is None
+        and node.maximum is None
+        and node.min_items is None
+        and not node.required
+        and not node.properties
+        and node.items is None
+        and node.additional is None
+    )
+    node.defaulted = tuple(
+        (k, c) for k, c in node.properties.items() if c.has_default or c.defaults_below
+    )
+    below = [c for c in (node.items, node.additional) if c is not None]
+    node.defaults_below = bool(node.defaulted) or any(
+        c.has_default or c.defaults_below for c in below
     )
     return node
 
@@ -107,58 +136,71 @@ def compiled(rtype: ResourceType) -> Node | None:
     return compile_schema(rtype.schema)
 
 
+def render(path: Path) -> str:
+    """``spec.tasks[0].template``, as apimachinery's ``field.Path`` prints it."""
+    keys: list[str | int] = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    out = ""
+    for key in reversed(keys):
+        if isinstance(key, int):
+            out += f"[{key}]"
+        else:
+            out = f"{out}.{key}" if out else key
+    return out
+
+
 # --- decoding: pruning, nulls, defaults ---------------------------------------------------------
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+def _prune_field(value: Obj, key: str, child: Node, path: Path, unknown: list[str]) -> None:
+    item = value[key]
+    if item is None:
+        if not child.nullable and not child.has_default:
+            del value[key]  # a null of a non-nullable field: gone (or defaulted, below)
+    elif type(item) is dict or type(item) is list:
+        _prune(item, child, (path, key), unknown, _ROOT_FIELDS if child.embedded else _EMPTY)
 
 
-def _prune(value: Any, node: Node, path: str, unknown: list[str], *, root: bool) -> None:
-    if isinstance(value, dict):
-        keep = _ROOT_FIELDS if root or node.embedded else frozenset()
-        if node.properties is not None:
-            for key in list(value):
-                child = node.properties.get(key)
-                if key in keep:
-                    continue  # the API server's own ObjectMeta handling, not the schema's
-                if child is not None:
-                    _prune(value[key], child, _join(path, key), unknown, root=False)
-                elif node.additional is not None:
-                    _prune(value[key], node.additional, _join(path, key), unknown, root=False)
-                elif not node.preserve_unknown:
-                    del value[key]
-                    unknown.append(_join(path, key))
-        elif node.additional is not None:
-            for key, item in value.items():
-                _prune(item, node.additional, _join(path, key), unknown, root=False)
-        elif not node.preserve_unknown and node.type == "object":
-            for key in [k for k in value if k not in keep]:
-                del value[key]
-                unknown.append(_join(path, key))
-    elif isinstance(value, list) and node.items is not None:
-        for i, item in enumerate(value):
-            _prune(item, node.items, f"{path}[{i}]", unknown, root=False)
+def _prune(value: Any, node: Node, path: Path, unknown: list[str], keep: frozenset[str]) -> None:
+    if type(value) is list:
+        if node.items is not None:
+            keep = _ROOT_FIELDS if node.items.embedded else _EMPTY
+            for i, item in enumerate(value):
+                if type(item) is dict or type(item) is list:
+                    _prune(item, node.items, (path, i), unknown, keep)
+        return
+    if type(value) is not dict:
+        return
+    properties, additional = node.properties, node.additional
+    if not properties and additional is None and node.json_type != "object":
+        return
+    for key in list(value):
+        if key in keep:
+            continue  # the API server's own ObjectMeta handling, not the schema's
+        child = properties.get(key) or additional
+        if child is not None:
+            _prune_field(value, key, child, path, unknown)
+        elif not node.preserve_unknown:
+            del value[key]
+            unknown.append(render((path, key)))
 
 
 def _default(value: Any, node: Node) -> None:
-    if isinstance(value, dict):
-        if node.properties is not None:
-            for key, child in node.properties.items():
-                if key in value:
-                    if value[key] is None and not child.nullable:
-                        # Nulls of non-nullable fields go before defaulting (then get the default).
-                        del value[key]
-                    elif child.defaults_below:
-                        _default(value[key], child)
-                if key not in value and child.has_default:
-                    value[key] = copy.deepcopy(child.default)
-                    if child.defaults_below:
-                        _default(value[key], child)
+    if type(value) is dict:
+        for key, child in node.defaulted:
+            item = value.get(key)
+            if item is None:
+                if not child.has_default or (key in value and child.nullable):
+                    continue
+                item = value[key] = copy.deepcopy(child.default)
+            if child.defaults_below:
+                _default(item, child)
         if node.additional is not None and node.additional.defaults_below:
             for item in value.values():
                 _default(item, node.additional)
-    elif isinstance(value, list) and node.items is not None and node.items.defaults_below:
+    elif type(value) is list and node.items is not None and node.items.defaults_below:
         for item in value:
             _default(item, node.items)
 
@@ -170,7 +212,7 @@ def decode(rtype: ResourceType, body: Obj, mode: str = "Warn") -> None:
     if node is None:
         return
     unknown: list[str] = []
-    _prune(body, node, "", unknown, root=True)
+    _prune(body, node, None, unknown, _ROOT_FIELDS)
     if unknown and mode == "Strict":
         fields = ", ".join(f'unknown field "{p}"' for p in unknown)
         raise apierrors.bad_request(
@@ -195,19 +237,6 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), "object")
 
 
-def _type_ok(value: Any, node: Node) -> bool:
-    if value is None:
-        return node.nullable
-    if node.int_or_string:
-        return isinstance(value, (int, str)) and not isinstance(value, bool)
-    actual = _type_name(value)
-    if node.type == "number":
-        return actual in ("integer", "number")
-    if node.type == "integer" and isinstance(value, float):
-        return value.is_integer()
-    return not node.type or actual == node.type
-
-
 def _bounds(value: Any, node: Node, path: str) -> list[Cause]:
     out: list[Cause] = []
     if node.minimum is not None:
@@ -225,45 +254,60 @@ def _bounds(value: Any, node: Node, path: str) -> list[Cause]:
     return out
 
 
-def _validate(value: Any, node: Node, path: str, out: list[Cause]) -> None:
-    if not _type_ok(value, node):
-        actual = _type_name(value)
-        why = f'{path} in body must be of type {node.type or "integer"}: "{actual}"'
-        out.append((path, "FieldValueTypeInvalid", f'Invalid value: "{actual}": {why}'))
-        return
+def _type_error(value: Any, node: Node, path: Path) -> Cause:
+    where, actual = render(path), _type_name(value)
+    wanted = node.json_type or "integer"  # int-or-string: kube-openapi names the first of its types
+    why = f'{where} in body must be of type {wanted}: "{actual}"'
+    return (where, "FieldValueTypeInvalid", f'Invalid value: "{actual}": {why}')
+
+
+def _validate_children(value: Any, node: Node, path: Path, out: list[Cause]) -> None:
+    if type(value) is dict:
+        for key in node.required:
+            if key not in value:
+                out.append((render((path, key)), "FieldValueRequired", "Required value"))
+        properties, additional = node.properties, node.additional
+        for key, item in value.items():
+            child = properties.get(key) or additional
+            if child is not None and not (
+                child.simple and (child.accepts is None or type(item) in child.accepts)
+            ):
+                _validate(item, child, (path, key), out)
+    elif type(value) is list:
+        if node.min_items is not None and len(value) < node.min_items:
+            where = render(path)
+            why = f"{where} in body should have at least {node.min_items} items"
+            out.append((where, "FieldValueInvalid", f"Invalid value: {len(value)}: {why}"))
+        child = node.items
+        if child is not None:
+            for i, item in enumerate(value):
+                if not (child.simple and (child.accepts is None or type(item) in child.accepts)):
+                    _validate(item, child, (path, i), out)
+
+
+def _validate(value: Any, node: Node, path: Path, out: list[Cause]) -> None:
+    accepts = node.accepts
+    if accepts is not None and type(value) not in accepts:
+        integral = node.json_type == "integer" and type(value) is float and value.is_integer()
+        if not integral:
+            out.append(_type_error(value, node, path))
+            return
     if value is None:
         return
     if node.enum is not None and value not in node.enum:
         choices = ", ".join(go_value(v) for v in node.enum)
-        out.append(
-            (
-                path,
-                "FieldValueNotSupported",
-                f"Unsupported value: {go_value(value)}: supported values: {choices}",
-            )
-        )
-    if isinstance(value, dict):
-        for key in node.required:
-            if key not in value:
-                out.append((_join(path, key), "FieldValueRequired", "Required value"))
-        properties = node.properties or {}
-        for key, item in value.items():
-            child = properties.get(key) or node.additional
-            if child is not None:
-                _validate(item, child, _join(path, key), out)
-    elif isinstance(value, list):
-        if node.min_items is not None and len(value) < node.min_items:
-            why = f"{path} in body should have at least {node.min_items} items"
-            out.append((path, "FieldValueInvalid", f"Invalid value: {len(value)}: {why}"))
-        if node.items is not None:
-            for i, item in enumerate(value):
-                _validate(item, node.items, f"{path}[{i}]", out)
-    elif isinstance(value, str):
+        message = f"Unsupported value: {go_value(value)}: supported values: {choices}"
+        out.append((render(path), "FieldValueNotSupported", message))
+    if type(value) is str:
         if node.pattern is not None and not node.pattern.search(value):
-            why = f"{path} in body should match '{node.pattern_text}'"
-            out.append((path, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}"))
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        out += _bounds(value, node, path)
+            where = render(path)
+            why = f"{where} in body should match '{node.pattern_text}'"
+            out.append((where, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}"))
+    elif type(value) is int or type(value) is float:
+        if node.minimum is not None or node.maximum is not None:
+            out += _bounds(value, node, render(path))
+    else:
+        _validate_children(value, node, path, out)
 
 
 def validate(rtype: ResourceType, obj: Obj) -> list[Cause]:
@@ -272,11 +316,10 @@ def validate(rtype: ResourceType, obj: Obj) -> list[Cause]:
     if node is None:
         return []
     out: list[Cause] = []
-    properties = node.properties or {}
     for key, item in obj.items():
-        child = properties.get(key)
+        child = node.properties.get(key)
         if child is not None and key not in _ROOT_FIELDS:
-            _validate(item, child, key, out)
+            _validate(item, child, (None, key), out)
     for key in node.required:
         if key not in obj:
             out.append((key, "FieldValueRequired", "Required value"))
