@@ -237,20 +237,25 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), "object")
 
 
-def _bounds(value: Any, node: Node, path: str) -> list[Cause]:
+def _bound(value: Any, path: Path, than: str, limit: float) -> Cause:
+    where = render(path)
+    why = f"{where} in body should be {than} {go_value(limit)}"
+    return (where, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}")
+
+
+def _bounds(value: Any, node: Node, path: Path) -> list[Cause]:
     out: list[Cause] = []
-    if node.minimum is not None:
-        low = value <= node.minimum if node.exclusive_minimum else value < node.minimum
-        if low:
-            than = "greater than" if node.exclusive_minimum else "greater than or equal to"
-            why = f"{path} in body should be {than} {go_value(node.minimum)}"
-            out.append((path, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}"))
-    if node.maximum is not None:
-        high = value >= node.maximum if node.exclusive_maximum else value > node.maximum
-        if high:
-            than = "less than" if node.exclusive_maximum else "less than or equal to"
-            why = f"{path} in body should be {than} {go_value(node.maximum)}"
-            out.append((path, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}"))
+    low, high = node.minimum, node.maximum
+    if low is not None:
+        if node.exclusive_minimum and value <= low:
+            out.append(_bound(value, path, "greater than", low))
+        elif value < low:
+            out.append(_bound(value, path, "greater than or equal to", low))
+    if high is not None:
+        if node.exclusive_maximum and value >= high:
+            out.append(_bound(value, path, "less than", high))
+        elif value > high:
+            out.append(_bound(value, path, "less than or equal to", high))
     return out
 
 
@@ -305,7 +310,7 @@ def _validate(value: Any, node: Node, path: Path, out: list[Cause]) -> None:
             out.append((where, "FieldValueInvalid", f"Invalid value: {go_value(value)}: {why}"))
     elif type(value) is int or type(value) is float:
         if node.minimum is not None or node.maximum is not None:
-            out += _bounds(value, node, render(path))
+            out += _bounds(value, node, path)
     else:
         _validate_children(value, node, path, out)
 
