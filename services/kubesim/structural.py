@@ -9,9 +9,9 @@ checked against ``type``, ``enum``, ``required``, ``minimum``/``maximum``, ``min
 Each served version's schema is compiled once into ``Node``s, and a write walks only the fields
 its object has, so its cost follows the object, not the schema: Volcano's Job and the PyTorchJob
 embed a whole PodTemplateSpec (over a thousand properties). Written by hand because no library
-prunes and defaults Kubernetes' structural schemas (JSON Schema validators only validate, and
-walk the schema). Not applied: CEL rules (``x-kubernetes-validations``), list-type uniqueness,
-formats, string lengths and ``maxItems``.
+prunes and defaults Kubernetes' structural schemas (JSON Schema validators validate, but neither
+prune nor default, and know none of the ``x-kubernetes-*`` extensions). Not applied: CEL rules
+(``x-kubernetes-validations``), list-type uniqueness, formats, string lengths and ``maxItems``.
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ from services.kubesim.resourcetype import ResourceType
 Obj = dict[str, Any]
 # The fields every object (and an embedded resource) has outside its schema's properties.
 _ROOT_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
-FIELD_VALIDATION_MODES = ("Ignore", "Warn", "Strict")
-
 
 # A field's path, built as (parent, key) pairs and rendered only for a message.
 Path = tuple[Any, str | int] | None
