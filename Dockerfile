@@ -16,6 +16,8 @@ RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --no-install-project --python /usr/local/bin/python3.11
 COPY shared ./shared
 COPY services ./services
+# kubesim's CRDs: the wheel carries deploy/crds as package data.
+COPY deploy/crds ./deploy/crds
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --no-editable --python /usr/local/bin/python3.11
 

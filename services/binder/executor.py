@@ -5,8 +5,10 @@
   404 means the pod is gone. Transient failures (5xx, 429, connection) raise ``RetryLater`` so
   the bus retries the batch with back-off; a retried bind is harmless for the reasons above.
 - Evict: POST pods/eviction; a pod that is already gone counts as evicted.
-- PodGroup status: merge-patch the status subresource; an Unschedulable condition also becomes a
-  Warning Event on the PodGroup so ``kubectl describe`` answers "why is my job pending".
+- PodGroup status: merge-patch ``status`` of the PodGroup itself (Volcano's CRD has no status
+  subresource; Volcano's scheduler updates the whole object too); an Unschedulable condition
+  also becomes a Warning Event on the PodGroup so ``kubectl describe`` answers "why is my job
+  pending".
 - Pod unschedulable: strategic-merge-patch the pod's ``PodScheduled=False`` condition and post
   a ``FailedScheduling`` Warning Event, as Volcano's ``taskUnschedulable``.
 - Warning: an Event on the object the scheduler refused or left out (its conf, a Node).
@@ -222,7 +224,7 @@ class Executor:
         status |= {k: v or None for k, v in counters.items()}
         patch = {"status": status}
         try:
-            await self._kube.patch(PODGROUP, name, patch, namespace=namespace, subresource="status")
+            await self._kube.patch(PODGROUP, name, patch, namespace=namespace)
         except ApiError as exc:
             if exc.status == 404:
                 return  # the job and its PodGroup are gone; nothing to report on

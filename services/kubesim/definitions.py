@@ -1,8 +1,10 @@
 """Custom resources from the CRDs Shoal ships: one resource type per served version.
 
-``crds/`` holds copies of ``deploy/crds`` (the source of truth; a test keeps them equal), so
-kubesim serves exactly what a cluster with those CRDs serves: the same names, scope, versions
-(which one is stored, which are deprecated), subresources, printer columns and schemas.
+kubesim reads ``deploy/crds``, the CRDs Shoal ships, so it serves exactly what a cluster with
+those CRDs serves: the same names, scope, versions (which one is stored, which are deprecated),
+subresources, printer columns and schemas. From the repository it reads them in place; the wheel
+carries the same files as package data (``services/kubesim/crds``, see pyproject.toml), so an
+installed kubesim needs no checkout.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import yaml
 
 from services.kubesim.resourcetype import ResourceType
 
-CRD_DIR = Path(__file__).resolve().parent / "crds"
+_PACKAGED_CRDS = Path(__file__).resolve().parent / "crds"
+_REPO_CRDS = Path(__file__).resolve().parents[2] / "deploy" / "crds"
+CRD_DIR = _PACKAGED_CRDS if _PACKAGED_CRDS.is_dir() else _REPO_CRDS
 _SUBRESOURCES = ("status", "scale")
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
 
@@ -81,7 +85,7 @@ def resource_types(crd: Obj) -> list[ResourceType]:
 @functools.cache
 def custom_resources(directory: Path = CRD_DIR) -> tuple[ResourceType, ...]:
     out: list[ResourceType] = []
-    for path in sorted(directory.glob("*.yaml")):
+    for path in sorted(directory.rglob("*.yaml")):
         for doc in yaml.load_all(path.read_text(), Loader=_loader()):
             if isinstance(doc, dict) and doc.get("kind") == "CustomResourceDefinition":
                 out += resource_types(doc)

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from services.kubesim import apierrors, tables
+from services.kubesim import apierrors, structural, tables
 from services.kubesim.apierrors import ApiError
 from services.kubesim.apiwarnings import Collecting, header_value, warn
 from services.kubesim.bodies import read_body
@@ -125,9 +125,9 @@ class ApiHandler:
             return self._list(request, target)
         body = read_body(request, json_only=verb not in ("create", "update"))
         if verb == "create":
-            return self._create(target, body)
+            return self._create(target, body, query)
         if verb == "update":
-            return self._update(target, body)
+            return self._update(target, body, query)
         if verb == "patch":
             return self._patch(request, target, body)
         if verb == "delete":
@@ -278,7 +278,7 @@ class ApiHandler:
 
     # ---- writes ------------------------------------------------------------------------------
 
-    def _create(self, target: Target, body: Any) -> Response:
+    def _create(self, target: Target, body: Any, query: Any) -> Response:
         if not isinstance(body, dict):
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
@@ -291,14 +291,16 @@ class ApiHandler:
         kind = body.get("kind")
         if kind and kind != rtype.kind:
             raise apierrors.bad_request(f"the body kind {kind!r} does not match {rtype.kind!r}")
+        structural.decode(rtype, body, query.get("fieldValidation", "Warn"))
         created = self.store.create(rtype, self._namespace(target), to_storage(rtype, body))
         return respond(from_storage(rtype, created), 201)
 
-    def _update(self, target: Target, body: Any) -> Response:
+    def _update(self, target: Target, body: Any, query: Any) -> Response:
         if not isinstance(body, dict):
             raise apierrors.bad_request("the request body must be a JSON object")
         rtype = target.rtype
         status = target.subresource == "status"
+        structural.decode(rtype, body, query.get("fieldValidation", "Warn"))
         obj = self.store.update(
             rtype, self._namespace(target), target.name, to_storage(rtype, body), status=status
         )
@@ -341,6 +343,7 @@ class ApiHandler:
             "resourceVersion": wanted or current["metadata"]["resourceVersion"],
         }
         status = target.subresource == "status"
+        structural.decode(rtype, patched, request.query.get("fieldValidation", "Warn"))
         obj = self.store.update(
             rtype, namespace, target.name, to_storage(rtype, patched), status=status
         )

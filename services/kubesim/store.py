@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from services.kubesim import apierrors
+from services.kubesim import apierrors, structural
 from services.kubesim.admission import StoreView, Webhooks
 from services.kubesim.defaulting import apply_defaults, decode_defaults, update_defaults
 from services.kubesim.registry import Registry, ResourceType
@@ -237,7 +237,8 @@ class Store:
             meta.pop(field, None)
         apply_defaults(rtype.api_version, rtype.kind, body, uid=uid, has_status=rtype.has_status)
         body = self.webhooks.mutate("CREATE", rtype, body)
-        causes = validate_defaulted(rtype.api_version, rtype.kind, body)
+        causes = structural.validate(rtype, body)
+        causes += validate_defaulted(rtype.api_version, rtype.kind, body)
         if causes:
             raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         if rtype.kind == "Service" and rtype.group == "":
@@ -279,11 +280,15 @@ class Store:
             )
         if status:
             new = {**old, "status": body.get("status")}
+            causes = structural.validate(rtype, new)
+            if causes:
+                raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
         else:
             decode_defaults(rtype.api_version, rtype.kind, body)
             update_defaults(rtype.api_version, rtype.kind, body)
             new = self._merge_update(rtype, old, body)
             causes = validate(rtype.api_version, rtype.kind, new)
+            causes += structural.validate(rtype, new)
             causes += validate_defaulted(rtype.api_version, rtype.kind, new)
             causes += validate_update(rtype.api_version, rtype.kind, new, old)
             if causes:
@@ -307,8 +312,11 @@ class Store:
                 new["status"] = old["status"]
             else:
                 new.pop("status", None)
+        # As the apiextensions strategy: any change but metadata's counts, status too where it is
+        # not a subresource of its own.
+        ignored = ("metadata", "status") if rtype.has_status else ("metadata",)
         spec_changed = any(
-            new.get(k) != old.get(k) for k in set(new) | set(old) if k not in ("metadata", "status")
+            new.get(k) != old.get(k) for k in set(new) | set(old) if k not in ignored
         )
         meta["generation"] = old_meta.get("generation", 1) + (1 if spec_changed else 0)
         return new

@@ -164,7 +164,6 @@ async def test_a_podgroup_status_that_was_not_applied_converges(
         name,
         {"status": {"phase": "Pending", "conditions": []}},
         namespace=namespace,
-        subresource="status",
     )
 
     async def converged() -> bool:

@@ -196,7 +196,7 @@ async def test_repeated_warning_is_one_event_with_a_count(kube: KubeClient, name
     name = (await _only_podgroup(kube, namespace))["metadata"]["name"]
     for _ in range(4):  # another writer drops the condition; the scheduler writes it back
         cleared = {"status": {"conditions": None}}
-        await kube.patch(PODGROUP, name, cleared, namespace=namespace, subresource="status")
+        await kube.patch(PODGROUP, name, cleared, namespace=namespace)
         await eventually(unschedulable, timeout=30, what="the condition written back")
     on_group = [
         e

@@ -117,7 +117,8 @@ ACCESS = [
     Access("binder", "create", "pods", subresource="eviction", allowed=True),
     Access("binder", "create", "pods"),
     Access("binder", "delete", "pods"),
-    Access("binder", "patch", "podgroups", "scheduling.volcano.sh", "status", allowed=True),
+    Access("binder", "patch", "podgroups", "scheduling.volcano.sh", allowed=True),
+    Access("binder", "create", "podgroups", "scheduling.volcano.sh"),
     Access("binder", "create", "secrets"),
     # It writes the Kueue statuses the scheduler decides, the cohorts' fair shares included.
     Access("binder", "patch", "clusterqueues", "kueue.x-k8s.io", "status", allowed=True),

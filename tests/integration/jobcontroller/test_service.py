@@ -196,7 +196,6 @@ async def test_jobs_get_pods_podgroups_and_status_through_the_whole_loop(stack: 
         pg_name,
         {"status": {"phase": "Inqueue"}},
         namespace="default",
-        subresource="status",
     )
 
     async def volcano_pods() -> bool:

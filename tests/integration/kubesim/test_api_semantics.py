@@ -210,34 +210,69 @@ async def test_a_configmap_over_one_mebibyte_is_refused_as_kube_apiserver_does(
 
 
 async def test_status_subresource_is_separate(custom: client.CustomObjectsApi) -> None:
+    group, version, plural = "scheduling.volcano.sh", "v1beta1", "queues"
+    queue = {
+        "apiVersion": f"{group}/{version}",
+        "kind": "Queue",
+        "metadata": {"name": "status-separate"},
+        "spec": {"weight": 1},
+        "status": {"state": "Closed", "pending": 7},
+    }
+    created = await custom.create_cluster_custom_object(group, version, plural, queue)
+    assert (created.get("status") or {}).get("pending") is None  # status is dropped on create
+    with_status = await custom.patch_cluster_custom_object_status(
+        group,
+        version,
+        plural,
+        "status-separate",
+        {"status": {"state": "Open"}},
+        _content_type="application/merge-patch+json",
+    )
+    assert with_status["status"]["state"] == "Open"
+    assert with_status["metadata"]["generation"] == 1
+    with_status["spec"]["weight"] = 3
+    with_status["status"]["state"] = "Closed"
+    replaced = await custom.replace_cluster_custom_object(
+        group, version, plural, "status-separate", with_status
+    )
+    assert replaced["spec"]["weight"] == 3 and replaced["metadata"]["generation"] == 2
+    assert replaced["status"]["state"] == "Open"  # the main resource ignores status
+
+
+async def test_status_without_subresource_is_written_with_the_object(
+    custom: client.CustomObjectsApi,
+) -> None:
+    # Volcano's PodGroup CRD has no status subresource: as on kube-apiserver, status is kept on
+    # create, written through the object, counts as a change for the generation, and
+    # .../status is not found.
     group, version, plural = "scheduling.volcano.sh", "v1beta1", "podgroups"
     pg = {
         "apiVersion": f"{group}/{version}",
         "kind": "PodGroup",
         "metadata": {"name": "pg1"},
         "spec": {"minMember": 2},
-        "status": {"phase": "Running"},
+        "status": {"phase": "Pending"},
     }
     created = await custom.create_namespaced_custom_object(group, version, NS, plural, pg)
-    assert "status" not in created or not created["status"]  # status is dropped on create
-    with_status = await custom.patch_namespaced_custom_object_status(
-        group,
-        version,
-        NS,
-        plural,
-        "pg1",
-        {"status": {"phase": "Inqueue"}},
+    assert created["status"] == {"phase": "Pending"}
+    with pytest.raises(ApiException) as missing:
+        await custom.patch_namespaced_custom_object_status(
+            group, version, NS, plural, "pg1", {"status": {"phase": "Inqueue"}},
+            _content_type="application/merge-patch+json",
+        )  # fmt: skip
+    assert missing.value.status == 404
+    patched = await custom.patch_namespaced_custom_object(
+        group, version, NS, plural, "pg1", {"status": {"phase": "Inqueue"}},
         _content_type="application/merge-patch+json",
-    )
-    assert with_status["status"]["phase"] == "Inqueue"
-    assert with_status["metadata"]["generation"] == 1
-    with_status["spec"]["minMember"] = 3
-    with_status["status"]["phase"] = "Ignored"
+    )  # fmt: skip
+    assert patched["status"]["phase"] == "Inqueue"
+    assert patched["metadata"]["generation"] == 2
+    patched["status"]["phase"] = "Running"
     replaced = await custom.replace_namespaced_custom_object(
-        group, version, NS, plural, "pg1", with_status
+        group, version, NS, plural, "pg1", patched
     )
-    assert replaced["spec"]["minMember"] == 3 and replaced["metadata"]["generation"] == 2
-    assert replaced["status"]["phase"] == "Inqueue"  # the main resource ignores status
+    assert replaced["status"]["phase"] == "Running"
+    assert replaced["metadata"]["generation"] == 3
 
 
 async def test_patch_formats(core: client.CoreV1Api, custom: client.CustomObjectsApi) -> None:

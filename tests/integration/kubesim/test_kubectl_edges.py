@@ -71,8 +71,19 @@ async def test_logs_say_they_are_simulated(sim: KubeSim) -> None:
         ("clusterqueues.spec.cohortName", "FIELD: cohortName <string>"),
         ("pytorchjobs.spec", "pytorchReplicaSpecs"),
         ("queues.scheduling.volcano.sh.spec", "weight"),
+        ("vcjob.spec.policies", "FIELD: policies <[]Object>"),
+        ("podgroups.spec.minMember", "MinMember defines the minimal number of members/tasks"),
+        ("pytorchjobs.spec.nprocPerNode", "FIELD: nprocPerNode <string>"),
     ],
-    ids=["vcjob", "clusterqueue-v1beta2", "pytorchjob", "queue"],
+    ids=[
+        "vcjob",
+        "clusterqueue-v1beta2",
+        "pytorchjob",
+        "queue",
+        "vcjob-policies",
+        "podgroup-upstream-text",
+        "pytorchjob-nprocpernode",
+    ],
 )
 async def test_explain_has_the_crd_schema(sim: KubeSim, field: str, expected: str) -> None:
     out = await kubectl(sim, "explain", field)
@@ -106,7 +117,11 @@ async def _setup_printed_objects(sim: KubeSim, tmp_path: Path) -> None:
     await kubectl(sim, "apply", "-f", str(podgroup))
     await _status(sim, "vcjob/mpi-gang", {"state": {"phase": "Running"}, "minAvailable": 3,
                                           "running": 3})  # fmt: skip
-    await _status(sim, "podgroup/pg-print", {"phase": "Running", "running": 2})
+    # No status subresource on PodGroup (as upstream): status is patched with the object.
+    await kubectl(
+        sim, "patch", "podgroup/pg-print", "--type=merge", "-p",
+        json.dumps({"status": {"phase": "Running", "running": 2}}),
+    )  # fmt: skip
     await _status(sim, "pytorchjob/mnist-ddp", {"conditions": [
         {"type": "Created", "status": "True"}, {"type": "Running", "status": "True"}]})  # fmt: skip
     await _status(sim, "clusterqueue/cluster-queue", {"pendingWorkloads": 4})
@@ -123,8 +138,7 @@ GET_COLUMNS = [
      ["mpi-gang", "Running", "3", "3"]),
     ("podgroups", "pg-print", ["NAME", "STATUS", "MINMEMBER", "RUNNINGS", "AGE"],
      ["pg-print", "Running", "2", "2"]),
-    ("queues.scheduling.volcano.sh", "default", ["NAME", "STATE", "WEIGHT", "AGE"],
-     ["default", "Open", "1"]),
+    ("queues.scheduling.volcano.sh", "default", ["NAME", "PARENT"], ["default"]),
     ("pytorchjobs", "mnist-ddp", ["NAME", "STATE", "AGE"], ["mnist-ddp", "Running"]),
     ("clusterqueues", "cluster-queue", ["NAME", "COHORT", "PENDING", "WORKLOADS"],
      ["cluster-queue", "4"]),

@@ -170,7 +170,6 @@ async def test_volcano_job_gets_its_podgroup_then_its_pods_once_admitted() -> No
             group,
             {"status": {"phase": "Inqueue"}},
             namespace="ns",
-            subresource="status",
         )
         await eventually(lambda: len(pods_of(cluster.kube, "train")) == 2)
         names = sorted(p["metadata"]["name"] for p in pods_of(cluster.kube, "train"))
@@ -284,7 +283,6 @@ async def test_syncs_are_timed_from_the_watchers_observation() -> None:
             group,
             {"status": {"phase": "Inqueue"}},
             namespace="ns",
-            subresource="status",
         )
         await eventually(lambda: len(pods_of(cluster.kube, "timed")) == 2)
         await eventually(
