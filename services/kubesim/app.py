@@ -76,7 +76,15 @@ class KubeSim:
         self._kubelet: Kubelet | None = None
         self._expiry: asyncio.Task[None] | None = None
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
-        self._journal = Journal(self.config.data_dir) if self.config.data_dir else None
+        self._journal = (
+            Journal(
+                self.config.data_dir,
+                fsync_interval=self.config.journal_fsync_interval,
+                repair=self.config.journal_repair,
+            )
+            if self.config.data_dir
+            else None
+        )
         self.port = 0
         self.kubeconfig_path = Path()
 

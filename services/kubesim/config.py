@@ -62,6 +62,11 @@ class SimConfig:
     kubeconfig_out: Path | None = None
     # Keep the objects here across restarts (services/kubesim/journal.py); None: in memory only.
     data_dir: Path | None = None
+    # Seconds between a journal write and its fsync (0: fsync every write); what a power loss,
+    # not a killed process, can take.
+    journal_fsync_interval: float = 1.0
+    # Start from a damaged journal: keep every valid record, move the damaged bytes aside.
+    journal_repair: bool = False
 
 
 class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
