@@ -139,7 +139,7 @@ class KubeSim:
                 return Response(b"ok", content_type="text/plain; charset=utf-8")
             return await handler(request)
 
-        self._server = HttpServer(dispatch)
+        self._server = HttpServer(dispatch, config.http)
         self.port = await self._server.start(config.host, config.port, backlog=1024)
         self.kubeconfig_path = self._write_kubeconfig()
 

@@ -13,6 +13,8 @@ Built from CLI flags and/or a YAML file::
         taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
     startDelay: 0.05
     faults: {rules: [...], watch: {...}}
+    http: {readHeaderTimeout: 32, idleTimeout: 90, maxHeaderBytes: 1048576,
+           maxBodyBytes: 3145728, maxConnections: 4096}
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import msgspec
 import yaml
 
 from services.kubesim.faults import FaultConfig
+from services.kubesim.http_server import ServerLimits
 from services.kubesim.nodes import NodePool, NodeShape
 from services.kubesim.streaming import WatchSettings
 from shared.errors import UserError
@@ -49,6 +52,8 @@ class SimConfig:
     # Watch events kept per resource type for resuming watches (older versions get 410).
     watch_history: int = 100_000
     watch: WatchSettings = field(default_factory=WatchSettings)
+    # What one HTTP client may hold: head deadline, keep-alive, header/body bytes, connections.
+    http: ServerLimits = field(default_factory=ServerLimits)
     faults: FaultConfig = field(default_factory=FaultConfig)
     # Refuse namespaced objects in namespaces that do not exist (the real admission does).
     strict_namespaces: bool = True
@@ -80,12 +85,21 @@ class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     taints: list[dict[str, str]] = []
 
 
+class _HttpFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    read_header_timeout: float | None = None
+    idle_timeout: float | None = None
+    max_header_bytes: int | None = None
+    max_body_bytes: int | None = None
+    max_connections: int | None = None
+
+
 class _ConfigFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     node_pools: list[_PoolFile] = []
     start_delay: float | None = None
     stop_delay: float | None = None
     watch_history: int | None = None
     faults: FaultConfig | None = None
+    http: _HttpFile | None = None
 
 
 def pool(
@@ -131,6 +145,10 @@ def load_config_file(path: Path) -> dict[str, Any]:
             )
             for p in parsed.node_pools
         )
+    if parsed.http is not None:
+        given = {name: getattr(parsed.http, name) for name in parsed.http.__struct_fields__}
+        limits = {name: value for name, value in given.items() if value is not None}
+        fields["http"] = ServerLimits(**limits)
     for name in ("start_delay", "stop_delay", "watch_history", "faults"):
         value = getattr(parsed, name)
         if value is not None:
