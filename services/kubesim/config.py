@@ -15,6 +15,7 @@ Built from CLI flags and/or a YAML file::
     faults: {rules: [...], watch: {...}}
     http: {readHeaderTimeout: 32, idleTimeout: 90, maxHeaderBytes: 1048576,
            maxBodyBytes: 3145728, maxConnections: 4096}
+    watch: {bookmarkInterval: 1, defaultTimeout: 1800, maxBufferedBytes: 67108864}
 """
 
 from __future__ import annotations
@@ -93,6 +94,12 @@ class _HttpFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     max_connections: int | None = None
 
 
+class _WatchFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    bookmark_interval: float | None = None
+    default_timeout: float | None = None
+    max_buffered_bytes: int | None = None
+
+
 class _ConfigFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     node_pools: list[_PoolFile] = []
     start_delay: float | None = None
@@ -100,6 +107,7 @@ class _ConfigFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     watch_history: int | None = None
     faults: FaultConfig | None = None
     http: _HttpFile | None = None
+    watch: _WatchFile | None = None
 
 
 def pool(
@@ -118,6 +126,12 @@ def pool(
     return NodePool(
         count=count, prefix=prefix, shape=shape, labels=dict(labels or {}), taints=taints
     )
+
+
+def _given(section: msgspec.Struct) -> dict[str, Any]:
+    """The fields a config file section sets."""
+    values = {name: getattr(section, name) for name in section.__struct_fields__}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -146,9 +160,9 @@ def load_config_file(path: Path) -> dict[str, Any]:
             for p in parsed.node_pools
         )
     if parsed.http is not None:
-        given = {name: getattr(parsed.http, name) for name in parsed.http.__struct_fields__}
-        limits = {name: value for name, value in given.items() if value is not None}
-        fields["http"] = ServerLimits(**limits)
+        fields["http"] = ServerLimits(**_given(parsed.http))
+    if parsed.watch is not None:
+        fields["watch"] = WatchSettings(**_given(parsed.watch))
     for name in ("start_delay", "stop_delay", "watch_history", "faults"):
         value = getattr(parsed, name)
         if value is not None:

@@ -119,10 +119,16 @@ class Stream:
     """The body of a chunked response; ``write`` waits while the client reads slowly."""
 
     def __init__(
-        self, write: Callable[[bytes], None], drained: Callable[[], Awaitable[None]]
+        self,
+        write: Callable[[bytes], None],
+        drained: Callable[[], Awaitable[None]],
+        abort_if_stalled: Callable[[], None] = lambda: None,
     ) -> None:
         self._write = write
         self._drained = drained
+        # Close the connection if the client has stopped taking what was written (a write
+        # waits for it): nothing more can reach that client, and the wait holds the memory.
+        self.abort_if_stalled = abort_if_stalled
 
     async def write(self, data: bytes) -> None:
         if data:

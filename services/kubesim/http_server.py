@@ -305,7 +305,11 @@ class _Connection(asyncio.Protocol):
         if not self._keep_alive:
             head += b"Connection: close\r\n"
         self._write(head + b"\r\n")
-        return Stream(self._write, self._drained)
+        return Stream(self._write, self._drained, self._abort_if_stalled)
+
+    def _abort_if_stalled(self) -> None:
+        if self._write_paused and self._transport is not None:
+            self._transport.abort()
 
     def _write(self, data: bytes) -> None:
         if self.closed or self._transport is None:
