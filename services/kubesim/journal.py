@@ -244,8 +244,9 @@ class Journal:
             also = f"; {more} more damaged range(s)" if more else ""
             raise JournalDamaged(
                 f"journal {path} is damaged at record {first.record}, byte offset "
-                f"{first.damage.offset}: {first.damage.reason}{also}; start with --repair to "
-                "keep every valid record and move the damaged bytes aside"
+                f"{first.damage.offset}: {first.damage.reason}{also}; `shoal run kubesim "
+                f"--data-dir {self.directory} --repair` keeps every valid record and moves "
+                "the damaged bytes aside"
             )
         if replay.losses:
             self._set_aside(path, data, replay.losses, kept=len(replay.records))
