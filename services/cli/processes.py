@@ -17,6 +17,10 @@ from pathlib import Path
 
 import aiohttp
 
+from shared.errors import UserError
+
+USER_ERROR = 2  # the exit code of a UserError (services/cli/main.py)
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -93,6 +97,15 @@ class Process:
             code = self.wait(5)
         return code
 
+    def failure(self) -> Exception:
+        """Why the process ended during start-up: its own one-line error for exit code 2 (a
+        ``UserError``, e.g. kubesim's damaged journal), else a pointer to its log."""
+        if self.returncode() == USER_ERROR:
+            lines = self.log_path.read_text(errors="replace").strip().splitlines()
+            if lines:
+                return UserError(f"{self.name}: {lines[-1].removeprefix('shoal: ')}")
+        return RuntimeError(f"{self.name} exited; see {self.log_path}")
+
     def cpu_seconds(self) -> float | None:
         if not self.alive() or self.popen is None:
             return None
@@ -136,7 +149,7 @@ async def wait_until_ok(
     async with aiohttp.ClientSession() as session:
         while time.monotonic() < deadline:
             if process is not None and not process.alive():
-                raise RuntimeError(f"{process.name} exited; see {process.log_path}")
+                raise process.failure()
             try:
                 async with session.get(
                     url, ssl=context or True, timeout=aiohttp.ClientTimeout(total=2)

@@ -6,8 +6,13 @@ import argparse
 import sys
 
 from services.kubesim import cli
+from shared.errors import UserError
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="kubesim")
     cli.add_arguments(parser)
-    sys.exit(cli.run(parser.parse_args()))
+    try:
+        sys.exit(cli.run(parser.parse_args()))
+    except UserError as exc:
+        print(f"kubesim: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -75,7 +75,15 @@ class KubeSim:
         self._kubelet: Kubelet | None = None
         self._expiry: asyncio.Task[None] | None = None
         self._tmpdir: tempfile.TemporaryDirectory[str] | None = None
-        self._journal = Journal(self.config.data_dir) if self.config.data_dir else None
+        self._journal = (
+            Journal(
+                self.config.data_dir,
+                fsync_interval=self.config.journal_fsync_interval,
+                repair=self.config.journal_repair,
+            )
+            if self.config.data_dir
+            else None
+        )
         self.port = 0
         self.kubeconfig_path = Path()
 
@@ -127,7 +135,7 @@ class KubeSim:
                 return Response(b"ok", content_type="text/plain; charset=utf-8")
             return await handler(request)
 
-        self._server = HttpServer(dispatch)
+        self._server = HttpServer(dispatch, config.http)
         self.port = await self._server.start(config.host, config.port, backlog=1024)
         self.kubeconfig_path = self._write_kubeconfig()
 

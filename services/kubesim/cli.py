@@ -47,7 +47,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-default-queue", action="store_true", help="do not create the Volcano default Queue"
     )
     parser.add_argument(
-        "--data-dir", type=Path, help="keep the objects here across restarts (journal.jsonl)"
+        "--data-dir", type=Path, help="keep the objects here across restarts (journal.wal)"
+    )
+    parser.add_argument(
+        "--repair",
+        action="store_true",
+        help="start from a damaged journal: keep every valid record, move the damaged bytes "
+        "aside and report the objects lost",
+    )
+    parser.add_argument(
+        "--journal-fsync-interval",
+        type=float,
+        help="seconds from a journal write to its fsync (1.0; 0 = every write)",
     )
     parser.add_argument(
         "--no-webhooks",
@@ -99,6 +110,10 @@ def build_config(args: argparse.Namespace) -> Any:
         fields["start_delay"] = args.start_delay
     if args.watch_history is not None:
         fields["watch_history"] = args.watch_history
+    if args.journal_fsync_interval is not None:
+        if args.journal_fsync_interval < 0:
+            raise UserError(f"--journal-fsync-interval {args.journal_fsync_interval}: must be >= 0")
+        fields["journal_fsync_interval"] = args.journal_fsync_interval
     if args.event_ttl is not None:
         if args.event_ttl <= 0:
             raise UserError(f"--event-ttl {args.event_ttl}: must be > 0")
@@ -111,6 +126,7 @@ def build_config(args: argparse.Namespace) -> Any:
         default_queue=not args.no_default_queue,
         webhooks=not args.no_webhooks,
         data_dir=args.data_dir,
+        journal_repair=args.repair,
     )
     return dataclasses.replace(config, **fields)
 

@@ -13,6 +13,9 @@ Built from CLI flags and/or a YAML file::
         taints: [{key: dedicated, value: gpu, effect: NoSchedule}]
     startDelay: 0.05
     faults: {rules: [...], watch: {...}}
+    http: {readHeaderTimeout: 32, idleTimeout: 90, maxHeaderBytes: 1048576,
+           maxBodyBytes: 3145728, maxConnections: 4096}
+    watch: {bookmarkInterval: 1, defaultTimeout: 1800, maxBufferedBytes: 67108864}
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import msgspec
 import yaml
 
 from services.kubesim.faults import FaultConfig
+from services.kubesim.http_server import ServerLimits
 from services.kubesim.nodes import NodePool, NodeShape
 from services.kubesim.streaming import WatchSettings
 from shared.errors import UserError
@@ -49,6 +53,8 @@ class SimConfig:
     # Watch events kept per resource type for resuming watches (older versions get 410).
     watch_history: int = 100_000
     watch: WatchSettings = field(default_factory=WatchSettings)
+    # What one HTTP client may hold: head deadline, keep-alive, header/body bytes, connections.
+    http: ServerLimits = field(default_factory=ServerLimits)
     faults: FaultConfig = field(default_factory=FaultConfig)
     # Refuse namespaced objects in namespaces that do not exist (the real admission does).
     strict_namespaces: bool = True
@@ -62,6 +68,11 @@ class SimConfig:
     kubeconfig_out: Path | None = None
     # Keep the objects here across restarts (services/kubesim/journal.py); None: in memory only.
     data_dir: Path | None = None
+    # Seconds between a journal write and its fsync (0: fsync every write); what a power loss,
+    # not a killed process, can take.
+    journal_fsync_interval: float = 1.0
+    # Start from a damaged journal: keep every valid record, move the damaged bytes aside.
+    journal_repair: bool = False
 
 
 class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -75,12 +86,28 @@ class _PoolFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     taints: list[dict[str, str]] = []
 
 
+class _HttpFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    read_header_timeout: float | None = None
+    idle_timeout: float | None = None
+    max_header_bytes: int | None = None
+    max_body_bytes: int | None = None
+    max_connections: int | None = None
+
+
+class _WatchFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    bookmark_interval: float | None = None
+    default_timeout: float | None = None
+    max_buffered_bytes: int | None = None
+
+
 class _ConfigFile(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     node_pools: list[_PoolFile] = []
     start_delay: float | None = None
     stop_delay: float | None = None
     watch_history: int | None = None
     faults: FaultConfig | None = None
+    http: _HttpFile | None = None
+    watch: _WatchFile | None = None
 
 
 def pool(
@@ -99,6 +126,12 @@ def pool(
     return NodePool(
         count=count, prefix=prefix, shape=shape, labels=dict(labels or {}), taints=taints
     )
+
+
+def _given(section: msgspec.Struct) -> dict[str, Any]:
+    """The fields a config file section sets."""
+    values = {name: getattr(section, name) for name in section.__struct_fields__}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -126,6 +159,10 @@ def load_config_file(path: Path) -> dict[str, Any]:
             )
             for p in parsed.node_pools
         )
+    if parsed.http is not None:
+        fields["http"] = ServerLimits(**_given(parsed.http))
+    if parsed.watch is not None:
+        fields["watch"] = WatchSettings(**_given(parsed.watch))
     for name in ("start_delay", "stop_delay", "watch_history", "faults"):
         value = getattr(parsed, name)
         if value is not None:

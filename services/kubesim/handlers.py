@@ -21,7 +21,7 @@ from services.kubesim.discovery import Discovery
 from services.kubesim.faults import Faults
 from services.kubesim.http_messages import STREAMED, Request, Response
 from services.kubesim.logs import simulated_log
-from services.kubesim.paging import page, single_node_selector
+from services.kubesim.paging import decode_continue, page, single_node_selector, snapshot
 from services.kubesim.patch import PatchError, json_patch, strategic_merge_patch
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import GroupVersion, Target, is_true, resolve
@@ -232,15 +232,25 @@ class ApiHandler:
         rtype = target.rtype
         query = request.query
         predicate = self._predicate(query, rtype)
-        rv = str(self.store.rv)
-        objects = self._candidates(target, query)
+        token = query.get("continue", "")
+        after = ""
+        if token:  # the next page of a list: cut from the state at its version
+            at = decode_continue(token, query.get("resourceVersion", ""))
+            objects = snapshot(self.store, rtype, target.namespace, at)
+            rv = str(self.store.rv if at.rv < 0 else at.rv)
+            after = at.start
+        else:
+            objects = self._candidates(target, query)
+            rv = str(self.store.rv)
         if predicate is not None:
             objects = [o for o in objects if predicate(o)]
         metadata: Obj = {"resourceVersion": rv}
         limit = _int_param(query, "limit")
-        token = query.get("continue", "")
         if limit or token:
-            objects, metadata = page(objects, limit or 0, token, rv)
+            namespaced_list = target.namespace is not None
+            objects, metadata = page(
+                objects, limit or 0, after, rv, namespaced_list=namespaced_list
+            )
         objects = [from_storage(rtype, o) for o in objects]
         if tables.wants_table(request.headers.get("Accept", "")):
             body = tables.table(rtype, objects, metadata["resourceVersion"], time.time())

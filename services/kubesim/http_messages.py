@@ -33,7 +33,14 @@ class Query(dict[str, str]):
         return query
 
 
-MAX_BODY = 256 * 1024 * 1024  # what the server buffers; the API's own limit is lower (bodies.py)
+# kube-apiserver's MaxRequestBodyBytes (bodies.py reads the same limit); the server buffers no
+# more than this of any request.
+MAX_BODY = 3 * 1024 * 1024
+
+
+def too_large_message(limit: int) -> str:
+    """kube-apiserver's ``NewRequestEntityTooLargeError`` message."""
+    return f"Request entity too large: limit is {limit}"
 
 
 class BadRequest(Exception):
@@ -56,9 +63,9 @@ class Head(NamedTuple):
     keep_alive: bool
 
 
-def parse_head(raw: bytes) -> Head:
+def parse_head(raw: bytes, *, max_body: int = MAX_BODY) -> Head:
     """The request line and headers (without the blank line that ends them); BadRequest when
-    they cannot be read."""
+    they cannot be read, 413 for a Content-Length over ``max_body``."""
     lines = raw.decode("latin-1").lstrip("\r\n").split("\r\n")
     parts = lines[0].split(" ")
     if len(parts) != 3 or parts[2] not in ("HTTP/1.1", "HTTP/1.0") or not parts[0]:
@@ -85,8 +92,8 @@ def parse_head(raw: bytes) -> Head:
         if not raw_length.isdigit():
             raise BadRequest("invalid Content-Length")
         length = int(raw_length)
-        if length > MAX_BODY:
-            raise BadRequest("request body too large", 413)
+        if length > max_body:
+            raise BadRequest(too_large_message(max_body), 413)
     connection = headers.get("connection", "").lower()
     # HTTP/1.1 keeps the connection unless told not to; HTTP/1.0 closes it unless asked.
     keep_alive = "keep-alive" in connection if parts[2] == "HTTP/1.0" else "close" not in connection
@@ -112,10 +119,16 @@ class Stream:
     """The body of a chunked response; ``write`` waits while the client reads slowly."""
 
     def __init__(
-        self, write: Callable[[bytes], None], drained: Callable[[], Awaitable[None]]
+        self,
+        write: Callable[[bytes], None],
+        drained: Callable[[], Awaitable[None]],
+        abort_if_stalled: Callable[[], None] = lambda: None,
     ) -> None:
         self._write = write
         self._drained = drained
+        # Close the connection if the client has stopped taking what was written (a write
+        # waits for it): nothing more can reach that client, and the wait holds the memory.
+        self.abort_if_stalled = abort_if_stalled
 
     async def write(self, data: bytes) -> None:
         if data:

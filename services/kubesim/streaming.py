@@ -21,7 +21,15 @@ from services.kubesim.http_messages import STREAMED, Request, Response
 from services.kubesim.registry import ResourceType
 from services.kubesim.routing import is_true
 from services.kubesim.store import Store
-from services.kubesim.watch import Event, Predicate, Render, TooOld, Watcher, event_line
+from services.kubesim.watch import (
+    DEFAULT_LIMIT,
+    Event,
+    Predicate,
+    Render,
+    TooOld,
+    Watcher,
+    event_line,
+)
 
 Obj = dict[str, Any]
 _encode = msgspec.json.encode
@@ -35,8 +43,10 @@ class WatchSettings:
     bookmark_interval: float = 1.0
     # Stream lifetime when the client sets no timeoutSeconds.
     default_timeout: float = 1800.0
-    # Lines a watcher may buffer before it is closed as too slow.
-    max_buffered: int = 200_000
+    # Bytes of events a watcher may have queued before its watch is ended as too slow (the
+    # client re-lists and watches again). Lines are shared between watchers, so stalled
+    # watchers hold about this much between them, per resource type.
+    max_buffered_bytes: int = DEFAULT_LIMIT
 
 
 def _gone_line(message: str) -> bytes:
@@ -96,7 +106,7 @@ async def serve_watch(
 ) -> Response:
     query = request.query
     watcher = Watcher(
-        namespace=namespace, predicate=predicate, render=render, limit=settings.max_buffered
+        namespace=namespace, predicate=predicate, render=render, limit=settings.max_buffered_bytes
     )
     hub = store.table(rtype).hub
     live = _prime(watcher, store, rtype, query, faults)
@@ -110,6 +120,7 @@ async def serve_watch(
     bookmarks = is_true(query.get("allowWatchBookmarks"))
     try:
         response = request.stream(content_type="application/json")
+        watcher.on_overflow = response.abort_if_stalled
         next_bookmark = loop.time() + settings.bookmark_interval
         while True:
             data = watcher.take()

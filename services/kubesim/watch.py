@@ -2,9 +2,16 @@
 
 Every change becomes an ``Event`` that is kept in a bounded history (so a watch can resume from
 a resourceVersion, or get 410 Gone when it asks for one older than the history) and offered to
-every live ``Watcher``. An event is encoded to JSON once, lazily, and the bytes are shared by all
-watchers. Watchers buffer lines and are woken once per batch, so a burst of events costs one
-write per watcher. A watcher that falls too far behind is closed, as the real server does.
+every live ``Watcher``. An event's watch line is encoded once, lazily, and the same bytes are
+queued by every watcher that sees it. Watchers buffer lines and are woken once per batch, so a
+burst of events costs one write per watcher.
+
+A watcher whose queued lines pass its byte budget (``limit``) is ended, as kube-apiserver's
+cacher ends a watcher that cannot take an event in time ("Forcing watcher close due to
+unresponsiveness": the stream ends without an ERROR event, and the client re-lists and
+watches again): its queue is dropped at once, and ``on_overflow`` lets the stream close a
+connection whose client has stopped reading. Shared lines make the budget a bound on memory:
+stalled watchers refer to the same last ``limit`` bytes of events.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ _ADDED, _MODIFIED, _DELETED = "ADDED", "MODIFIED", "DELETED"
 class Event:
     """One change of one object; ``old`` is the previous state for MODIFIED."""
 
-    __slots__ = ("_object_bytes", "obj", "old", "rv", "type")
+    __slots__ = ("_line", "_object_bytes", "obj", "old", "rv", "type")
 
     def __init__(self, type_: str, obj: Obj, old: Obj | None, rv: int) -> None:
         self.type = type_
@@ -35,24 +42,50 @@ class Event:
         self.old = old
         self.rv = rv
         self._object_bytes: bytes | None = None
+        self._line: bytes | None = None
 
     def object_bytes(self) -> bytes:
         if self._object_bytes is None:
             self._object_bytes = _encode(self.obj)
         return self._object_bytes
 
+    def line(self, type_: str) -> bytes:
+        """The watch line of this event seen as ``type_``; the event's own type is built once
+        for every watcher."""
+        if type_ != self.type:
+            return event_line(type_, self.object_bytes())
+        if self._line is None:
+            self._line = event_line(type_, self.object_bytes())
+        return self._line
+
     def forget_encoding(self) -> None:
         self._object_bytes = None
+        self._line = None
 
 
 def event_line(type_: str, object_bytes: bytes) -> bytes:
     return b'{"type":"' + type_.encode() + b'","object":' + object_bytes + b"}\n"
 
 
+DEFAULT_LIMIT = 64 * 1024 * 1024
+TAKE = 128 * 1024  # bytes handed to one write; the rest stay queued (and shared) meanwhile
+
+
 class Watcher:
     """One watch stream: its filter, its pending lines, and a wake-up flag for its writer."""
 
-    __slots__ = ("_waiter", "buffer", "closed", "limit", "namespace", "predicate", "render")
+    __slots__ = (
+        "_waiter",
+        "buffer",
+        "closed",
+        "limit",
+        "namespace",
+        "on_overflow",
+        "overflowed",
+        "pending",
+        "predicate",
+        "render",
+    )
 
     def __init__(
         self,
@@ -60,15 +93,18 @@ class Watcher:
         namespace: str | None,
         predicate: Predicate | None,
         render: Render | None = None,
-        limit: int = 200_000,
+        limit: int = DEFAULT_LIMIT,
     ) -> None:
         self.namespace = namespace
         self.predicate = predicate
         self.render = render
-        self.limit = limit
+        self.limit = limit  # bytes queued before the watch is ended as too slow
         self.buffer: list[bytes] = []
+        self.pending = 0  # bytes in ``buffer``
         self._waiter: asyncio.Future[None] | None = None
         self.closed = False
+        self.overflowed = False
+        self.on_overflow: Callable[[], None] | None = None
 
     def _selected(self, obj: Obj | None) -> bool:
         if obj is None:
@@ -92,28 +128,52 @@ class Watcher:
         else:
             return
         self.push(type_, event)
+        if self.pending > self.limit:
+            self._overflow()
 
     def push(self, type_: str, event: Event) -> None:
+        """Queue an event as ``type_`` (the initial events of a watch come this way, outside
+        the budget: kube-apiserver serves them apart from the live queue too)."""
         if self.render is not None:
-            self.buffer.append(event_line(type_, self.render(type_, event.obj)))
+            self.push_line(event_line(type_, self.render(type_, event.obj)))
         else:
-            self.buffer.append(event_line(type_, event.object_bytes()))
-        if len(self.buffer) > self.limit:
-            self.close()
-        self._wake()
+            self.push_line(event.line(type_))
 
     def push_line(self, line: bytes) -> None:
         self.buffer.append(line)
+        self.pending += len(line)
         self._wake()
 
-    def take(self) -> bytes:
-        data = b"".join(self.buffer)
-        self.buffer.clear()
+    def take(self, max_bytes: int = TAKE) -> bytes:
+        """Queued lines, whole, up to about ``max_bytes``."""
+        buffer = self.buffer
+        if self.pending <= max_bytes:
+            data = b"".join(buffer)
+            buffer.clear()
+            self.pending = 0
+            return data
+        size = count = 0
+        for line in buffer:
+            size += len(line)
+            count += 1
+            if size >= max_bytes:
+                break
+        data = b"".join(buffer[:count])
+        del buffer[:count]
+        self.pending -= size
         return data
 
     def close(self) -> None:
         self.closed = True
         self._wake()
+
+    def _overflow(self) -> None:
+        self.buffer = []
+        self.pending = 0
+        self.overflowed = True
+        self.close()
+        if self.on_overflow is not None:
+            self.on_overflow()
 
     def _wake(self) -> None:
         waiter = self._waiter

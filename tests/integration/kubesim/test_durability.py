@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,31 @@ async def test_kill_9_and_restart_keeps_everything(tmp_path: Path) -> None:
         async with aiohttp.ClientSession() as session, session.get(url + watch) as response:
             event = json.loads(await response.content.readline())
         assert event["type"] == "ERROR" and event["object"]["code"] == 410
+
+
+async def test_a_damaged_journal_stops_the_start_until_repair(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    args = ["--data-dir", str(data), "--nodes", "1"]
+    first = KubeSimProcess(args)
+    await first.start()
+    try:
+        await _populate(first.url)
+    finally:
+        await first.kill()
+        await first.stop()
+    journal = data / "journal.wal"
+    raw = journal.read_bytes()
+    at = raw.index(b'"data":{"k":"v"}')
+    journal.write_bytes(raw[:at] + raw[at:].replace(b'"k":"v"', b'"k":"w"', 1))
+    refused = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "services.kubesim", *args, stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr_bytes = await asyncio.wait_for(refused.communicate(), 60)
+    stderr = stderr_bytes.decode()
+    assert refused.returncode == 2
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr
+    assert f"journal {journal} is damaged at record " in stderr
+    async with KubeSimProcess([*args, "--repair"]) as repaired:
+        assert (await call(repaired.url, "GET", f"{CONFIGMAPS}/cm"))[0] == 404
+        assert (await call(repaired.url, "GET", f"{VCJOBS}/vj"))[0] == 200
+    assert next(data.glob("journal.damaged-*")).read_bytes().count(b'"k":"w"') == 1

@@ -157,20 +157,6 @@ async def _ok(request: Request) -> Response:
     return Response(b"{}")
 
 
-async def test_idle_connection_is_closed_after_keep_alive(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(http_server, "KEEP_ALIVE", 0.2)
-    server = http_server.HttpServer(_ok)
-    port = await server.start("127.0.0.1", 0)
-    try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(b"GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert (await asyncio.wait_for(reader.readuntil(b"{}"), 5)).startswith(b"HTTP/1.1 200 ")
-        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server
-        writer.close()
-    finally:
-        await server.stop()
-
-
 async def test_pipelining_far_ahead_pauses_reading_and_answers_all() -> None:
     server = http_server.HttpServer(_slow)
     port = await server.start("127.0.0.1", 0)

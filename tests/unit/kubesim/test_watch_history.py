@@ -56,12 +56,32 @@ async def test_selector_transitions(before: str, after: str, expected: str | Non
 
 @pytest.mark.asyncio
 async def test_watcher_filters_namespace_and_closes_when_too_slow() -> None:
-    watcher = Watcher(namespace="a", predicate=None, limit=2)
+    one = len(Event("ADDED", _obj("p0"), None, 0).line("ADDED"))
+    watcher = Watcher(namespace="a", predicate=None, limit=2 * one)
+    overflows: list[bool] = []
+    watcher.on_overflow = lambda: overflows.append(True)
     watcher.offer(Event("ADDED", _obj("other", ns="b"), None, 1))
-    assert watcher.take() == b""
-    for rv in range(3):
+    assert watcher.take() == b"" and watcher.pending == 0
+    for rv in range(2):
         watcher.offer(Event("ADDED", _obj(f"p{rv}"), None, rv))
-    assert watcher.closed
+    assert not watcher.closed and watcher.pending == 2 * one  # counted in bytes
+    watcher.offer(Event("ADDED", _obj("p2"), None, 2))
+    assert watcher.closed and watcher.overflowed and overflows == [True]
+    assert watcher.buffer == [] and watcher.pending == 0  # its memory goes at once
+
+
+def test_every_watcher_queues_the_same_bytes_and_takes_in_slices() -> None:
+    hub = WatchHub(max_history=10)
+    watchers = [Watcher(namespace=None, predicate=None) for _ in range(3)]
+    for watcher in watchers:
+        hub.subscribe(watcher)
+    for rv in range(4):
+        hub.publish(Event("ADDED", _obj(f"p{rv}", ns="a"), None, rv))
+    first, second, third = watchers
+    assert all(a is b for a, b in zip(first.buffer, second.buffer, strict=True))  # encoded once
+    size = len(first.buffer[0])
+    assert first.take(max_bytes=size + 1) == b"".join(third.buffer[:2])
+    assert first.pending == 2 * size and second.pending == 4 * size
 
 
 @pytest.mark.parametrize(

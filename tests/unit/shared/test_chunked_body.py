@@ -32,8 +32,29 @@ def test_reads_a_body_as_it_arrives(arrivals: list[bytes], body: bytes, left: by
 
 @pytest.mark.parametrize(
     ("data", "max_size", "too_large"),
-    [(b"zz\r\n", None, False), (b"4\r\nabcd\r\n4\r\nefgh\r\n", 6, True)],
-    ids=["bad-size", "over-limit"],
+    [
+        (b"zz\r\n", None, False),
+        (b"+5\r\nhello\r\n", None, False),
+        (b"1_0\r\n", None, False),
+        (b"10000000000000000\r\n", None, False),
+        (b"5\r\nhelloXY0\r\n\r\n", None, False),
+        (b"5" + b" " * 5000, None, False),
+        (b"4\r\nabcd\r\n4\r\nefgh\r\n", 6, True),
+        # Refused on its size line: not one byte of the 2^63 - 1 declared is waited for.
+        (b"7fffffffffffffff\r\n", 1024, True),
+        (b"0\r\nX-Trailer: " + b"x" * 100, 64, True),
+    ],
+    ids=[
+        "bad-size",
+        "signed-size",
+        "underscore-size",
+        "size-over-16-digits",
+        "garbage-instead-of-crlf",
+        "size-line-too-long",
+        "over-limit",
+        "declared-over-limit",
+        "trailers-over-limit",
+    ],
 )
 def test_refuses(data: bytes, max_size: int | None, too_large: bool) -> None:
     with pytest.raises(ChunkedError) as error:
