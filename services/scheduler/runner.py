@@ -13,7 +13,7 @@ from services.scheduler.api import JobInfo
 from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import TaskStatus
-from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
+from services.scheduler.conf import DEFAULT_CONF, SchedulerConf
 from services.scheduler.framework.closing import (
     SCHEDULED,
     UNSCHEDULABLE,
@@ -23,6 +23,7 @@ from services.scheduler.framework.closing import (
     releasing_holds_gang,
 )
 from services.scheduler.framework.extension import ActionFactory, PluginFactory
+from services.scheduler.framework.loading import load_conf
 from services.scheduler.framework.registry import Registry
 from services.scheduler.framework.session import Session
 from services.scheduler.result import JobReasons, PodGroupUpdate, SessionResult
@@ -35,7 +36,7 @@ from shared.models import Condition
 def default_conf(
     plugins: Registry[PluginFactory], actions: Registry[ActionFactory]
 ) -> SchedulerConf:
-    return parse_conf(DEFAULT_CONF, plugins=plugins, actions=actions, source="default conf")
+    return load_conf(DEFAULT_CONF, plugins=plugins, actions=actions, source="default conf")
 
 
 def open_session(

@@ -19,6 +19,7 @@ from services.scheduler.actions.ordering import KeyedQueue
 from services.scheduler.actions.topology_preempt import TopologyArgs, topology_aware_preempt
 from services.scheduler.actions.victims import enough, fits_on_node, may_preempt
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo, TaskStatus
+from services.scheduler.framework.arguments import Arguments, action_arguments
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
 
@@ -97,8 +98,11 @@ class Preempt:
     name = NAME
     topology: TopologyArgs | None = None
 
+    def read_arguments(self, arguments: Arguments) -> TopologyArgs | None:
+        return TopologyArgs.of(arguments)
+
     def execute(self, ssn: Session) -> None:
-        self.topology = TopologyArgs.of(ssn, NAME)
+        self.topology = self.read_arguments(action_arguments(ssn.configurations, NAME))
         starving: dict[str, KeyedQueue[JobInfo]] = {}
         under_request: dict[str, list[JobInfo]] = {}
         tasks: dict[str, list[TaskInfo]] = {}

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.actions.arguments import ActionArguments
 from services.scheduler.actions.victims import enough, fits_on_node
 from services.scheduler.api import QueueInfo, TaskInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
 from shared.kube.timefmt import parse_rfc3339
@@ -48,9 +48,8 @@ class TopologyArgs:
     max_absolute: int = 100
 
     @classmethod
-    def of(cls, ssn: Session, action: str) -> TopologyArgs | None:
+    def of(cls, args: Arguments) -> TopologyArgs | None:
         """None unless the preempt action's arguments turn topology-aware preemption on."""
-        args = ActionArguments.of(ssn, action)
         if not args.flag(ENABLE, False):
             return None
         args.integer(WORKER_NUM, 16)  # parallelism only: no effect on the decisions

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import msgspec
 import numpy as np
@@ -22,6 +22,7 @@ from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec, FloatVec
 from services.scheduler.api.status import Status
 from services.scheduler.api.sub_job import SubJobInfo
+from services.scheduler.framework.arguments import Arguments
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
@@ -114,6 +115,14 @@ class Action(Protocol):
     def name(self) -> str: ...
 
     def execute(self, ssn: Session) -> None: ...
+
+
+@runtime_checkable
+class ReadsArguments(Protocol):
+    """An action with arguments in the conf's ``configurations`` (Volcano's
+    ``parseArguments``): it reads them when it runs, and once when the conf is loaded."""
+
+    def read_arguments(self, arguments: Arguments) -> object: ...
 
 
 class ActionFactory(Protocol):

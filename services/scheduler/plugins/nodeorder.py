@@ -16,8 +16,9 @@ import numpy as np
 
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Rows
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.kubescores.balancedallocation import (
     balanced_row,
     balanced_score,

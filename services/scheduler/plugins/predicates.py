@@ -16,8 +16,9 @@ from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec
 from services.scheduler.api.status import Code, Status
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Filter
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from shared.models import Pod, Taint, Toleration
 from shared.models.base import LabelSelectorRequirement, requirement_matches
 from shared.models.core import NodeSelectorTerm, PodAffinityTerm
