@@ -31,7 +31,7 @@ from services.scheduler.plugins.kubescores.podtopologyspread import (
     PodTopologySpread,
     has_soft_constraints,
 )
-from services.scheduler.plugins.predicates import _term_matches, tolerates
+from services.scheduler.plugins.predicates import _term_matches
 from shared.resources import GPU
 
 if TYPE_CHECKING:
@@ -227,7 +227,7 @@ class NodeOrderPlugin(BasePlugin):
                     1
                     for t in c.taints
                     if t.effect == "PreferNoSchedule"
-                    and not any(tolerates(tol, t) for tol in tolerations)
+                    and not any(tol.tolerates(t) for tol in tolerations)
                 )
                 for c in nodes.classes
             ],
