@@ -30,6 +30,7 @@ from aiokafka.coordinator.protocol import (
 from shared.bus import Bus
 from shared.bus.security import client_options
 from shared.config import KafkaSettings
+from shared.runtime import close_within
 
 _log = structlog.get_logger()
 LEADER_LOG_FETCH_MAX_WAIT_MS = 2000
@@ -171,7 +172,7 @@ async def run_group_leadership(
     try:
         consumer.subscribe([topic], listener=_Listener(topic, on_change))
         while not stopping.is_set():
-            await consumer.getmany(timeout_ms=200)  # keeps the membership alive
+            await _poll(consumer, stopping)
             if elected.is_set() and not leadership.leading and not stopping.is_set():
                 try:
                     position = await bus.produce(topic, identity.encode(), key=b"leader")
@@ -184,4 +185,23 @@ async def run_group_leadership(
                     _log.info("elected leader", epoch=leadership.epoch, identity=identity)
     finally:
         leadership.set(0)
-        await consumer.stop()
+        # Leaving the group needs the coordinator; with the broker gone the member's session
+        # ends it instead.
+        await close_within(consumer.stop(), what="leader election consumer stop")
+
+
+async def _poll(consumer: AIOKafkaConsumer, stopping: asyncio.Event) -> None:
+    """One poll (it keeps the membership alive), given up when ``stopping`` is set: while the
+    group is rebalancing aiokafka's ``getmany`` waits for the assignment whatever its timeout,
+    and with the broker gone mid-join that wait never ends."""
+    poll = asyncio.ensure_future(consumer.getmany(timeout_ms=200))
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({poll, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        if not poll.done():
+            poll.cancel()
+            await asyncio.gather(poll, return_exceptions=True)
+    if not poll.cancelled():
+        poll.result()
