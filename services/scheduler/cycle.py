@@ -20,7 +20,7 @@ import structlog
 
 from services.scheduler.actions import default_actions
 from services.scheduler.conf import SchedulerConf
-from services.scheduler.framework.extension import ActionFactory, PluginFactory
+from services.scheduler.framework.interface import ActionFactory, PluginFactory
 from services.scheduler.framework.loading import load_conf
 from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import default_plugins

@@ -25,7 +25,8 @@ from services.scheduler.api.hypernodes import TOP
 from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.api.task import TaskStatus
 from services.scheduler.framework.placement import Placer
-from services.scheduler.framework.statement import Op, Statement
+from services.scheduler.framework.session import Op
+from services.scheduler.framework.statement import Statement
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

@@ -12,7 +12,7 @@ import msgspec
 
 from services.scheduler.conf import SchedulerConf, parse_conf
 from services.scheduler.framework.arguments import action_arguments, collecting
-from services.scheduler.framework.extension import ActionFactory, PluginFactory, ReadsArguments
+from services.scheduler.framework.interface import ActionFactory, PluginFactory, ReadsArguments
 from services.scheduler.framework.registry import Registry
 from shared.errors import UserError
 
