@@ -11,9 +11,10 @@ Every step of a shutdown has a deadline, because a broker that is gone can make 
 close wait for ever: aiokafka's consumer ``stop()`` mid-join (or a producer flushing to no one)
 did not return even when cancelled, and the scheduler, whose election consumer was in that
 state, needed SIGKILL. A task cancelled at the grace deadline gets ``CANCEL_WAIT_S`` to end,
-each client close ``CLOSE_STEP_S`` (``close_within``), and what is still running then is left
-behind: the loop is closed without it and the process exits. SIGTERM to exit is therefore at
-most ``grace_s + SHUTDOWN_OVERHEAD_S``.
+each close ``CLOSE_STEP_S`` (``close_within``), the loop's leftovers ``CANCEL_WAIT_S`` once
+cancelled, and what is still running then is left behind: the loop is closed without it and
+the process exits. SIGTERM to exit is therefore at most ``grace_s + SHUTDOWN_OVERHEAD_S``,
+within the 10 s the deployments leave beyond the grace period.
 
 ``run_loop`` is the process's ``asyncio.run``: every service and kubesim run on uvloop's event
 loop when it is installed (the loop's own machinery, ready-queue handles and socket callbacks,
@@ -36,12 +37,13 @@ T = TypeVar("T")
 
 _log = structlog.get_logger()
 
-# How long a task cancelled at a deadline gets to end, and how long one client close may take.
-CANCEL_WAIT_S = 2.0
+# How long a task cancelled at a deadline gets to end, and how long one close may take.
+CANCEL_WAIT_S = 0.5
 CLOSE_STEP_S = 2.0
-# The most a shutdown takes beyond the grace period: the cancelled root tasks, the bus and the
-# API client closed (each a close step), the loop's own leftovers cancelled.
-SHUTDOWN_OVERHEAD_S = CANCEL_WAIT_S + 2 * CLOSE_STEP_S + CANCEL_WAIT_S
+# The most a shutdown takes beyond the grace period: the root tasks cancelled, then the bus,
+# the API client, the health server and the default executor closed (a close step each), and
+# the loop's leftovers cancelled.
+SHUTDOWN_OVERHEAD_S = 2 * CANCEL_WAIT_S + 4 * CLOSE_STEP_S
 
 
 # The cyclic garbage collector's thresholds for a service process (Python's: 700, 10, 10).
@@ -172,18 +174,16 @@ def _crashed(
 async def close_within(
     close: Awaitable[object], *, what: str, seconds: float = CLOSE_STEP_S
 ) -> bool:
-    """Run one shutdown step for at most ``seconds`` (then cancel it, and leave it behind if
-    it does not end within ``CANCEL_WAIT_S``); True if it finished. Its errors are logged:
-    a close that fails must not keep the next one from running."""
+    """Run one shutdown step for at most ``seconds``, then cancel it and go on without it (it
+    may still end among the loop's leftovers); True if it finished. Its errors are logged: a
+    close that fails must not keep the next one from running."""
     task = asyncio.ensure_future(close)
     done, _ = await asyncio.wait({task}, timeout=seconds)
     if not done:
-        _log.error("shutdown step missed its deadline; cancelling", step=what, seconds=seconds)
+        _log.error("shutdown step missed its deadline; cancelled", step=what, seconds=seconds)
         task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=CANCEL_WAIT_S)
-        if not done:
-            _LEFT_BEHIND.add(task)
-            task.add_done_callback(_LEFT_BEHIND.discard)
+        _LEFT_BEHIND.add(task)
+        task.add_done_callback(_LEFT_BEHIND.discard)
         return False
     if not task.cancelled() and (exc := task.exception()) is not None:
         _log.warning("shutdown step failed", step=what, error=repr(exc))
