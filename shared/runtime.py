@@ -192,3 +192,25 @@ async def close_within(
 
 
 _LEFT_BEHIND: set[asyncio.Future[object]] = set()  # closes left behind, kept from the collector
+
+
+async def unless_stopping(step: Awaitable[T], stopping: asyncio.Event) -> T | None:
+    """``step``'s result, or None if ``stopping`` is set first (``step`` is then cancelled):
+    a step waiting on the broker (a produce awaiting its acknowledgement, a poll awaiting a
+    group assignment) must not hold a shutdown up until the grace period runs out."""
+    task = asyncio.ensure_future(step)
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        if not task.done():
+            task.cancel()
+            await close_within(
+                asyncio.gather(task, return_exceptions=True),
+                what="step given up on stopping",
+                seconds=CANCEL_WAIT_S,
+            )
+    if not task.done() or task.cancelled():
+        return None
+    return task.result()

@@ -63,7 +63,7 @@ from shared.hops import (
     HopMetrics,
 )
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.runtime import CANCEL_WAIT_S, close_within
+from shared.runtime import CANCEL_WAIT_S, close_within, unless_stopping
 from shared.service import ServiceShell
 
 _STATE_TYPES = get_args(StateEvent)
@@ -483,7 +483,9 @@ class Scheduler:
                 continue  # the same inputs would decide nothing again: stay idle
             last = time.monotonic()
             try:
-                envelopes = await self.run_cycle()
+                # A cycle publishing to a broker that is gone waits for acknowledgements that
+                # never come; on stopping it is given up (the next leader decides again).
+                envelopes = await unless_stopping(self.run_cycle(), stopping)
                 if envelopes:
                     self.last_decided = time.time()
             except Exception:  # a bad cycle must not end the scheduler; the next one retries

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from shared.runtime import CANCEL_WAIT_S, RootTask, close_within, run_service
+from shared.runtime import CANCEL_WAIT_S, RootTask, close_within, run_service, unless_stopping
 
 
 async def draining(stopping: asyncio.Event, log: list[str], name: str) -> None:
@@ -153,3 +153,27 @@ def test_run_loop_returns_with_a_task_that_ignores_cancellation() -> None:
         [sys.executable, "-c", script], timeout=CANCEL_WAIT_S + 60, capture_output=True
     )
     assert done.returncode == 7, done.stderr.decode()[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("step_s", "stop_after_s", "result"),
+    [(0.0, 60.0, "done"), (60.0, 0.05, None)],
+    ids=["step-first", "stopping-first"],
+)
+async def test_a_step_is_given_up_on_stopping(
+    step_s: float, stop_after_s: float, result: str | None
+) -> None:
+    cancelled = asyncio.Event()
+
+    async def step() -> str:
+        try:
+            await asyncio.sleep(step_s)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "done"
+
+    stopping = asyncio.Event()
+    asyncio.get_running_loop().call_later(stop_after_s, stopping.set)
+    assert await asyncio.wait_for(unless_stopping(step(), stopping), 10) == result
+    assert cancelled.is_set() is (result is None)
