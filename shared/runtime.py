@@ -7,6 +7,15 @@ was set are cancelled. The exit code is 1 if any root task crashed (or had to be
 else 0. Unlike `asyncio.TaskGroup`, a crash does not cancel the siblings at once: they get the
 grace period to commit what they have done.
 
+Every step of a shutdown has a deadline, because a broker that is gone can make a client's
+close wait for ever: aiokafka's consumer ``stop()`` mid-join (or a producer flushing to no one)
+did not return even when cancelled, and the scheduler, whose election consumer was in that
+state, needed SIGKILL. A task cancelled at the grace deadline gets ``CANCEL_WAIT_S`` to end,
+each close ``CLOSE_STEP_S`` (``close_within``), the loop's leftovers ``CANCEL_WAIT_S`` once
+cancelled, and what is still running then is left behind: the loop is closed without it and
+the process exits. SIGTERM to exit is therefore at most ``grace_s + SHUTDOWN_OVERHEAD_S``,
+within the 10 s the deployments leave beyond the grace period.
+
 ``run_loop`` is the process's ``asyncio.run``: every service and kubesim run on uvloop's event
 loop when it is installed (the loop's own machinery, ready-queue handles and socket callbacks,
 is in C there, and it shows in every service's profile), on asyncio's otherwise.
@@ -17,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
-from collections.abc import Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import Any, Literal, TypeVar
 
 import structlog
@@ -27,6 +36,14 @@ EventLoop = Literal["uvloop", "asyncio"]
 T = TypeVar("T")
 
 _log = structlog.get_logger()
+
+# How long a task cancelled at a deadline gets to end, and how long one close may take.
+CANCEL_WAIT_S = 0.5
+CLOSE_STEP_S = 2.0
+# The most a shutdown takes beyond the grace period: the root tasks cancelled, then the bus,
+# the API client, the health server and the default executor closed (a close step each), and
+# the loop's leftovers cancelled.
+SHUTDOWN_OVERHEAD_S = 2 * CANCEL_WAIT_S + 4 * CLOSE_STEP_S
 
 
 # The cyclic garbage collector's thresholds for a service process (Python's: 700, 10, 10).
@@ -42,8 +59,33 @@ def run_loop(main: Coroutine[Any, Any, T], *, loop: EventLoop = "uvloop") -> T:
     """``asyncio.run(main)`` on the event loop ``loop`` names (asyncio's own when uvloop is
     not installed), with the collector at ``GC_THRESHOLDS``."""
     gc.set_threshold(*GC_THRESHOLDS)
-    with asyncio.Runner(loop_factory=loop_factory(loop)) as runner:
-        return runner.run(main)
+    factory = loop_factory(loop)
+    event_loop = factory() if factory is not None else asyncio.new_event_loop()
+    asyncio.set_event_loop(event_loop)
+    try:
+        return event_loop.run_until_complete(main)
+    finally:
+        # asyncio.run waits for every leftover task to end after cancelling it; one stuck in a
+        # close that ignores cancellation would keep the process for ever.
+        try:
+            event_loop.run_until_complete(_cancel_leftovers())
+            event_loop.run_until_complete(event_loop.shutdown_asyncgens())
+            event_loop.run_until_complete(
+                close_within(event_loop.shutdown_default_executor(), what="default executor")
+            )
+        finally:
+            asyncio.set_event_loop(None)
+            event_loop.close()
+
+
+async def _cancel_leftovers() -> None:
+    leftovers = asyncio.all_tasks() - {asyncio.current_task()}
+    for task in leftovers:
+        task.cancel()
+    if leftovers:
+        _, stuck = await asyncio.wait(leftovers, timeout=CANCEL_WAIT_S)
+        for task in stuck:
+            _log.error("task did not end when cancelled; left behind", task=task.get_name())
 
 
 def loop_factory(loop: EventLoop) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -97,7 +139,9 @@ async def run_service(
             task.cancel()
             crashed.append(task.get_name())
         if running:
-            await asyncio.wait(running)
+            _, stuck = await asyncio.wait(running, timeout=CANCEL_WAIT_S)
+            for task in stuck:
+                log.error("root task did not end when cancelled; left behind", task=task.get_name())
     finally:
         stop_waiter.cancel()
         for sig in signals:
@@ -125,3 +169,48 @@ def _crashed(
             names.append(task.get_name())
             log.error("root task crashed", task=task.get_name(), exc_info=exc)
     return names
+
+
+async def close_within(
+    close: Awaitable[object], *, what: str, seconds: float = CLOSE_STEP_S
+) -> bool:
+    """Run one shutdown step for at most ``seconds``, then cancel it and go on without it (it
+    may still end among the loop's leftovers); True if it finished. Its errors are logged: a
+    close that fails must not keep the next one from running."""
+    task = asyncio.ensure_future(close)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        _log.error("shutdown step missed its deadline; cancelled", step=what, seconds=seconds)
+        task.cancel()
+        _LEFT_BEHIND.add(task)
+        task.add_done_callback(_LEFT_BEHIND.discard)
+        return False
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        _log.warning("shutdown step failed", step=what, error=repr(exc))
+        return False
+    return not task.cancelled()
+
+
+_LEFT_BEHIND: set[asyncio.Future[object]] = set()  # closes left behind, kept from the collector
+
+
+async def unless_stopping(step: Awaitable[T], stopping: asyncio.Event) -> T | None:
+    """``step``'s result, or None if ``stopping`` is set first (``step`` is then cancelled):
+    a step waiting on the broker (a produce awaiting its acknowledgement, a poll awaiting a
+    group assignment) must not hold a shutdown up until the grace period runs out."""
+    task = asyncio.ensure_future(step)
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        if not task.done():
+            task.cancel()
+            await close_within(
+                asyncio.gather(task, return_exceptions=True),
+                what="step given up on stopping",
+                seconds=CANCEL_WAIT_S,
+            )
+    if not task.done() or task.cancelled():
+        return None
+    return task.result()

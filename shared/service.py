@@ -26,7 +26,7 @@ from shared.health import Readiness, start_health_server
 from shared.kube import KubeClient
 from shared.logging import configure_logging
 from shared.recovery import run_per_generation
-from shared.runtime import RootTask, run_loop, run_service
+from shared.runtime import RootTask, close_within, run_loop, run_service
 from shared.topics import Topics
 
 
@@ -124,7 +124,7 @@ class ServiceShell:
                 service=self.service, tasks=tasks, grace_s=self.settings.shutdown_grace
             )
         finally:
-            await server.stop()
+            await close_within(server.stop(), what="health server stop")
 
 
 class KubeServiceMain(Protocol):
@@ -157,6 +157,6 @@ def run_kube_service(
                 root = shell.per_generation(bus, once, waits_for_state=waits_for_state)
                 return await shell.run({shell.service: root})
         finally:
-            await kube.close()
+            await close_within(kube.close(), what="API client close")
 
     return run_loop(main(), loop=shell.settings.event_loop)

@@ -12,21 +12,21 @@ unknown action or plugin, a switch that is not a boolean, or invalid plugin argu
 errors: a conf Shoal cannot carry out must not silently fall back to a default. A plugin
 *argument* a plugin does not know is a warning too (Volcano's plugins read the keys they know
 and ignore the rest), naming the closest argument the plugin knows.
+
+This module is plain data, as Volcano's ``conf`` package is: it knows the names of the actions
+and plugins, not the code behind them. The framework reads it (``framework.loading``), and
+checks each plugin's and action's arguments there.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
 import yaml
 
-from services.scheduler.framework.extension import ActionFactory, PluginFactory
-from services.scheduler.framework.registry import Registry
 from shared.errors import UserError
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
@@ -87,27 +87,6 @@ def unknown_key(where: str, key: str, known: tuple[str, ...] | list[str]) -> str
     return f"{where}: unknown key {key!r} is ignored{hint}"
 
 
-# Where plugin argument warnings go while ``parse_conf`` builds a plugin (None: nowhere).
-_ARGUMENT_WARNINGS: ContextVar[list[str] | None] = ContextVar("argument_warnings", default=None)
-
-
-def warn_argument(message: str) -> None:
-    """A plugin argument Volcano would ignore: recorded for the conf being parsed, not fatal."""
-    sink = _ARGUMENT_WARNINGS.get()
-    if sink is not None:
-        sink.append(message)
-
-
-@contextmanager
-def _collecting() -> Iterator[list[str]]:
-    found: list[str] = []
-    token = _ARGUMENT_WARNINGS.set(found)
-    try:
-        yield found
-    finally:
-        _ARGUMENT_WARNINGS.reset(token)
-
-
 class PluginOption(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     flags: dict[str, bool]
@@ -159,11 +138,13 @@ def _plugin_option(raw: Any, where: str, source: str, warnings: list[str]) -> Pl
 def parse_conf(
     text: str,
     *,
-    plugins: Registry[PluginFactory],
-    actions: Registry[ActionFactory],
+    plugins: Iterable[str],
+    actions: Iterable[str],
     source: str = "volcano-scheduler.conf",
 ) -> SchedulerConf:
-    """Parse and validate a conf; plugin arguments are checked by building each plugin once."""
+    """Parse and validate a conf against the names of the known plugins and actions; their
+    arguments are the framework's to check (``framework.loading.load_conf``)."""
+    known_plugins, known_actions = sorted(plugins), sorted(actions)
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -177,8 +158,8 @@ def parse_conf(
         raise _fail(source, 'field actions: expected a string like "enqueue, allocate"')
     names = tuple(a.strip() for a in raw["actions"].split(",") if a.strip())
     for name in names:
-        if name not in actions:
-            known = ", ".join(actions)
+        if name not in known_actions:
+            known = ", ".join(known_actions)
             raise _fail(source, f"field actions: unknown action {name!r} (Shoal has: {known})")
     tiers_raw = raw.get("tiers") or []
     if not isinstance(tiers_raw, list):
@@ -192,21 +173,15 @@ def parse_conf(
         for p, plugin_raw in enumerate(tier["plugins"]):
             where = f"tiers[{t}].plugins[{p}]"
             option = _plugin_option(plugin_raw, where, source, warnings)
-            if option.name not in plugins:
-                known = ", ".join(plugins)
+            if option.name not in known_plugins:
+                known = ", ".join(known_plugins)
                 raise _fail(source, f"{where}: unknown plugin {option.name!r} (Shoal has: {known})")
             if option.name in seen:
                 raise _fail(source, f"{where}: plugin {option.name!r} is configured twice")
             seen.add(option.name)
-            try:
-                with _collecting() as found:
-                    plugins.get(option.name)(dict(option.arguments))
-                warnings.extend(f"{where} ({option.name}): {w}" for w in found)
-            except UserError as exc:
-                raise _fail(source, f"{where} ({option.name}): {exc}") from None
             options.append(option)
         tiers.append(tuple(options))
-    configurations = _configurations(raw.get("configurations"), actions, source, warnings)
+    configurations = _configurations(raw.get("configurations"), known_actions, source, warnings)
     return SchedulerConf(
         actions=names,
         tiers=tuple(tiers),
@@ -217,7 +192,7 @@ def parse_conf(
 
 
 def _configurations(
-    raw: Any, actions: Registry[ActionFactory], source: str, warnings: list[str]
+    raw: Any, actions: list[str], source: str, warnings: list[str]
 ) -> dict[str, dict[str, Any]]:
     """Per-action arguments (``configurations: [{name: preempt, arguments: {...}}]``). Volcano
     looks them up by the running action's name, so one for an action Shoal lacks is unused."""

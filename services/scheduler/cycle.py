@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 import structlog
 
 from services.scheduler.actions import default_actions
-from services.scheduler.conf import SchedulerConf, parse_conf
-from services.scheduler.framework.extension import ActionFactory, PluginFactory
+from services.scheduler.conf import SchedulerConf
+from services.scheduler.framework.interface import ActionFactory, PluginFactory
+from services.scheduler.framework.loading import load_conf
 from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import default_plugins
 from services.scheduler.result import SessionResult
@@ -71,7 +72,7 @@ class Scheduling:
             self.warnings = ()
             return self._conf, self._effective
         try:
-            self._conf = parse_conf(
+            self._conf = load_conf(
                 text, plugins=self.plugins, actions=self.actions, source="volcano-scheduler.conf"
             )
         except UserError as exc:

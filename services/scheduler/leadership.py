@@ -30,6 +30,7 @@ from aiokafka.coordinator.protocol import (
 from shared.bus import Bus
 from shared.bus.security import client_options
 from shared.config import KafkaSettings
+from shared.runtime import close_within, unless_stopping
 
 _log = structlog.get_logger()
 LEADER_LOG_FETCH_MAX_WAIT_MS = 2000
@@ -125,7 +126,11 @@ async def run_static_leadership(
         leadership.set(1)
     else:
         await bus.create_topics([topic], partitions=1)
-        position = await bus.produce(topic, identity.encode(), key=b"leader")
+        position = await unless_stopping(
+            bus.produce(topic, identity.encode(), key=b"leader"), stopping
+        )
+        if position is None:
+            return
         leadership.set(position.offset + 1)
     await stopping.wait()
 
@@ -171,17 +176,27 @@ async def run_group_leadership(
     try:
         consumer.subscribe([topic], listener=_Listener(topic, on_change))
         while not stopping.is_set():
-            await consumer.getmany(timeout_ms=200)  # keeps the membership alive
+            # Polling keeps the membership alive. While the group rebalances aiokafka's getmany
+            # waits for the assignment whatever its timeout, and with the broker gone mid-join
+            # that wait never ends: both waits below are given up on stopping.
+            await unless_stopping(consumer.getmany(timeout_ms=200), stopping)
             if elected.is_set() and not leadership.leading and not stopping.is_set():
                 try:
-                    position = await bus.produce(topic, identity.encode(), key=b"leader")
+                    written = await unless_stopping(
+                        bus.produce(topic, identity.encode(), key=b"leader"), stopping
+                    )
                 except Exception as exc:  # a broker that is restarting: try again next poll
                     _log.warning("cannot write the leadership record yet", error=repr(exc))
                     await asyncio.sleep(1.0)
                     continue
+                if written is None:
+                    break
+                position = written
                 if elected.is_set():  # not revoked while the record was being written
                     leadership.set(position.offset + 1)
                     _log.info("elected leader", epoch=leadership.epoch, identity=identity)
     finally:
         leadership.set(0)
-        await consumer.stop()
+        # Leaving the group needs the coordinator; with the broker gone the member's session
+        # ends it instead.
+        await close_within(consumer.stop(), what="leader election consumer stop")

@@ -13,7 +13,7 @@ from services.scheduler.api import JobInfo
 from services.scheduler.api.cluster import Cluster
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import TaskStatus
-from services.scheduler.conf import DEFAULT_CONF, SchedulerConf, parse_conf
+from services.scheduler.conf import DEFAULT_CONF, SchedulerConf
 from services.scheduler.framework.closing import (
     SCHEDULED,
     UNSCHEDULABLE,
@@ -22,7 +22,8 @@ from services.scheduler.framework.closing import (
     pod_unschedulable,
     releasing_holds_gang,
 )
-from services.scheduler.framework.extension import ActionFactory, PluginFactory
+from services.scheduler.framework.interface import ActionFactory, Plugin, PluginFactory
+from services.scheduler.framework.loading import load_conf
 from services.scheduler.framework.registry import Registry
 from services.scheduler.framework.session import Session
 from services.scheduler.result import JobReasons, PodGroupUpdate, SessionResult
@@ -35,7 +36,7 @@ from shared.models import Condition
 def default_conf(
     plugins: Registry[PluginFactory], actions: Registry[ActionFactory]
 ) -> SchedulerConf:
-    return parse_conf(DEFAULT_CONF, plugins=plugins, actions=actions, source="default conf")
+    return load_conf(DEFAULT_CONF, plugins=plugins, actions=actions, source="default conf")
 
 
 def open_session(
@@ -44,7 +45,14 @@ def open_session(
     """Volcano's ``OpenSession``: build the conf's plugins, let each register its callbacks,
     and seal the extension points per tier. Unit tests call the callbacks on what this returns
     as upstream's tests call ``ssn.JobEnqueueable`` and friends."""
-    instances = [plugins.get(o.name)(dict(o.arguments)) for tier in conf.tiers for o in tier]
+    return _open(cluster, conf, now, _plugins(conf, plugins))
+
+
+def _plugins(conf: SchedulerConf, plugins: Registry[PluginFactory]) -> list[Plugin]:
+    return [plugins.get(o.name)(dict(o.arguments)) for tier in conf.tiers for o in tier]
+
+
+def _open(cluster: Cluster, conf: SchedulerConf, now: datetime, instances: list[Plugin]) -> Session:
     ssn = Session(
         cluster,
         tiers=conf.tiers,
@@ -75,8 +83,8 @@ def run_session(
     rejected: dict[str, tuple[JobInfo, Status]] = {
         key: (cluster.jobs.pop(key), status) for key, status in cluster.job_errors.items()
     }
-    ssn = open_session(cluster, conf, now, plugins=plugins)
-    instances = ssn.plugins
+    instances = _plugins(conf, plugins)
+    ssn = _open(cluster, conf, now, instances)
     invalid: set[str] = set()  # failed job_valid: phase as Volcano's jobStatus computes it
     for job in list(ssn.jobs.values()):
         # A Pending PodGroup stays in the session although its gang is not valid yet: the

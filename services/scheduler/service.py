@@ -63,6 +63,7 @@ from shared.hops import (
     HopMetrics,
 )
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
+from shared.runtime import CANCEL_WAIT_S, close_within, unless_stopping
 from shared.service import ServiceShell
 
 _STATE_TYPES = get_args(StateEvent)
@@ -482,7 +483,9 @@ class Scheduler:
                 continue  # the same inputs would decide nothing again: stay idle
             last = time.monotonic()
             try:
-                envelopes = await self.run_cycle()
+                # A cycle publishing to a broker that is gone waits for acknowledgements that
+                # never come; on stopping it is given up (the next leader decides again).
+                envelopes = await unless_stopping(self.run_cycle(), stopping)
                 if envelopes:
                     self.last_decided = time.time()
             except Exception:  # a bad cycle must not end the scheduler; the next one retries
@@ -510,9 +513,16 @@ class Scheduler:
     async def ready_when_role_known(self, stopping: asyncio.Event) -> None:
         """Ready once the cache is rebuilt and the election says whether this replica leads:
         before that, a job would wait for the election (seconds on the embedded broker)."""
-        await self.leadership.known.wait()
-        self.shell.readiness.mark_ready()
-        await stopping.wait()
+        known = asyncio.create_task(self.leadership.known.wait())
+        stopped = asyncio.create_task(stopping.wait())
+        try:
+            await asyncio.wait({known, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            known.cancel()
+            stopped.cancel()
+        if self.leadership.known.is_set() and not stopping.is_set():
+            self.shell.readiness.mark_ready()
+            await stopping.wait()
 
     async def run(self, stopping: asyncio.Event) -> None:
         self.heap.start()
@@ -554,7 +564,11 @@ class Scheduler:
         finally:
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await close_within(
+                asyncio.gather(*tasks, return_exceptions=True),
+                what="scheduler tasks",
+                seconds=CANCEL_WAIT_S,
+            )
 
 
 def leader_group(base: str, generation: str) -> str:

@@ -25,7 +25,7 @@ from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo
 from services.scheduler.api.task import TERMINATED_STATUSES, TaskStatus
 from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
-from services.scheduler.snapshot_memo import NodeReading, SnapshotMemo, Vectors
+from services.scheduler.snapshot_memo import NodeReading, PodReading, SnapshotMemo, Vectors
 from shared.errors import QuantityError
 from shared.kube.keys import namespaced_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
@@ -197,72 +197,12 @@ def build_cluster(
 ) -> Cluster:
     """The session's working copy; never raises on bad objects, reports them instead.
     ``memo``: what the previous build of the same caller read (the same cluster either way)."""
-    if memo is None:
-        memo = SnapshotMemo()
-    skipped: dict[str, str] = {}
-    job_errors: dict[str, Status] = {}
-    names: set[str] = set()
-
-    usable: list[NodeReading] = []
-    ordered = sorted(snapshot.nodes, key=lambda n: n.metadata.name)
-    for node_reading in memo.read_nodes(ordered, allocatable=_node_allocatable):
-        if node_reading.allocatable is None:
-            # Left out of the session: a node whose capacity cannot be read runs nothing.
-            name = node_reading.node.metadata.name
-            skipped[f"node/{name}"] = f"invalid allocatable: {node_reading.error}"
-            continue
-        usable.append(node_reading)
-        names.update(node_reading.allocatable)
-
-    requests_of = _RequestCache()
-    checked: set[int] = set()  # ids of the (shared) Resources already range-checked
-
-    def check(res: Resources) -> None:
-        if id(res) not in checked:
-            _check_range(res)
-            checked.add(id(res))
-
-    readings = memo.read(
-        snapshot.pods, requests=requests_of, check=check, scheduler_names=scheduler_names
-    )
-    requests_of.keep()
-    seen: set[int] = set()  # ids of the (shared) Resources whose names are counted
-    for reading in readings:
-        requested = reading.requests
-        if requested is not None and id(requested) not in seen:
-            names.update(requested)
-            seen.add(id(requested))
-
-    queue_models = {q.metadata.name: q for q in snapshot.queues}
-    if DEFAULT_QUEUE not in queue_models:
-        queue_models[DEFAULT_QUEUE] = msgspec.convert(
-            {"metadata": {"name": DEFAULT_QUEUE}, "spec": {"weight": 1}}, Queue
-        )
-    if any(q.spec.parent for q in queue_models.values()) and "root" not in queue_models:
-        queue_models["root"] = msgspec.convert({"metadata": {"name": "root"}}, Queue)
-    bad_queues: dict[str, str] = {}
-    for name, queue in queue_models.items():
-        try:
-            guarantee = queue.spec.guarantee.resource if queue.spec.guarantee else {}
-            for quota in (queue.spec.capability, queue.spec.deserved, guarantee):
-                names.update(_quantities(quota))
-        except QuantityError as exc:
-            bad_queues[name] = str(exc)
-    group_mins: dict[str, Resources | None] = {}
-    for pg in snapshot.pod_groups:
-        key = namespaced_key(pg.metadata.namespace, pg.metadata.name)
-        try:
-            group_mins[key] = _quantities(pg.spec.minResources) if pg.spec.minResources else None
-            names.update(group_mins[key] or ())
-        except QuantityError as exc:
-            job_errors[key] = Status(
-                code=Code.UNRESOLVABLE,
-                reason="InvalidQuantity",
-                message=f"spec.minResources: {exc}",
-                plugin=SNAPSHOT,
-            )
-
-    space = ResourceSpace(names)
+    build = _Build(snapshot, memo if memo is not None else SnapshotMemo())
+    usable = build.usable_nodes()
+    readings = build.read_pods(scheduler_names)
+    queue_models, bad_queues = build.queue_models()
+    group_mins = build.group_minimums()
+    space = ResourceSpace(build.names)
     table = NodeTable(
         [r.node for r in usable],
         [r.row_in(space) for r in usable],
@@ -275,93 +215,211 @@ def build_cluster(
         if name not in bad_queues
     }
     priorities = _Priorities(snapshot.priority_classes)
-    memo.fit((space.names, priorities.default, sorted(priorities.values.items())))
-
-    jobs: dict[str, JobInfo] = {}
-    vectors = _VectorCache(space, memo.vectors(space.names))
-    for pg in sorted(
-        snapshot.pod_groups, key=lambda p: namespaced_key(p.metadata.namespace, p.metadata.name)
-    ):
-        key = namespaced_key(pg.metadata.namespace, pg.metadata.name)
-        minimum = group_mins.get(key)
-        job = (GroupedJobInfo if pg.spec.subGroupPolicy else JobInfo)(
-            pg,
-            priority=priorities.of(pg.spec.priorityClassName),
-            min_resources=space.quota(minimum) if minimum is not None else None,
-        )
-        jobs[key] = job
-        if job.queue in bad_queues:
-            job_errors.setdefault(
-                key, _status("InvalidQueue", f"queue {job.queue}: {bad_queues[job.queue]}")
-            )
-        elif job.queue not in queues:
-            job_errors.setdefault(
-                key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
-            )
-
-    placed: list[tuple[int, TaskInfo]] = []
-    node_row, pods_column = table.index.get, space.pods
-    # By key, equal keys in snapshot order (a stable sort of the positions).
-    for reading in sorted(readings, key=_reading_key):
-        pod, pod_key, status = reading.pod, reading.key, reading.status
-        owner = jobs.get(reading.group) if reading.group else None
-        handled = reading.handled
-        if reading.requests is None:
-            if handled and owner is not None:
-                job_errors.setdefault(
-                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {reading.error}")
-                )
-            skipped[pod_key] = f"invalid resources: {reading.error}"
-            continue
-        if handled and owner is not None:
-            job_key = owner.key
-        else:
-            if handled:
-                group = pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
-                skipped[pod_key] = (
-                    f"PodGroup {group!r} not found"
-                    if group
-                    else "no PodGroup (group-name annotation)"
-                )
-            if status in TERMINATED_STATUSES or not pod.spec.nodeName:
-                continue
-            job_key = ""
-        task = reading.task
-        if task is not None and task.job == job_key:
-            task = reading.task = task.renewed(status, reading.shape)
-        else:
-            request, qreq, best_effort = vectors(reading.requests)
-            spec = pod.spec
-            task = reading.task = TaskInfo(
-                pod=pod,
-                job=job_key,
-                request=request,
-                pods_column=pods_column,
-                priority=priorities.of(spec.priorityClassName, spec.priority) if job_key else 0,
-                qreq=qreq,
-                best_effort=best_effort,
-                status=status,
-                key=pod_key,
-            )
-            reading.shape = task.shape
-        if job_key and owner is not None:
-            owner.add_task(task)
-        if status is not _PENDING and status not in TERMINATED_STATUSES:
-            row = node_row(pod.spec.nodeName or "", -1)
-            if row >= 0:
-                placed.append((row, task))
-    table.add_all(placed)
+    build.memo.fit((space.names, priorities.default, sorted(priorities.values.items())))
+    jobs = build.jobs(space, priorities, group_mins, queues, bad_queues)
+    build.add_tasks(readings, jobs, table, priorities)
     table.changes.clear()
     return Cluster(
         space=space,
         nodes=table,
         queues=queues,
         jobs=jobs,
-        job_errors=job_errors,
-        skipped=skipped,
+        job_errors=build.job_errors,
+        skipped=build.skipped,
         disruption_budgets=snapshot.disruption_budgets,
         hyper_nodes=snapshot.hyper_nodes,
     )
+
+
+class _Build:
+    """One ``build_cluster``, step by step: what each step reports (``skipped``,
+    ``job_errors``) and the resource names the steps find, which make the session's space."""
+
+    def __init__(self, snapshot: Snapshot, memo: SnapshotMemo) -> None:
+        self.snapshot = snapshot
+        self.memo = memo
+        self.skipped: dict[str, str] = {}
+        self.job_errors: dict[str, Status] = {}
+        self.names: set[str] = set()
+
+    def usable_nodes(self) -> list[NodeReading]:
+        """The nodes by name; one whose capacity cannot be read runs nothing: left out."""
+        usable: list[NodeReading] = []
+        ordered = sorted(self.snapshot.nodes, key=lambda n: n.metadata.name)
+        for reading in self.memo.read_nodes(ordered, allocatable=_node_allocatable):
+            if reading.allocatable is None:
+                name = reading.node.metadata.name
+                self.skipped[f"node/{name}"] = f"invalid allocatable: {reading.error}"
+                continue
+            usable.append(reading)
+            self.names.update(reading.allocatable)
+        return usable
+
+    def read_pods(self, scheduler_names: frozenset[str]) -> list[PodReading]:
+        requests_of = _RequestCache()
+        checked: set[int] = set()  # ids of the (shared) Resources already range-checked
+
+        def check(res: Resources) -> None:
+            if id(res) not in checked:
+                _check_range(res)
+                checked.add(id(res))
+
+        readings = self.memo.read(
+            self.snapshot.pods, requests=requests_of, check=check, scheduler_names=scheduler_names
+        )
+        requests_of.keep()
+        seen: set[int] = set()  # ids of the (shared) Resources whose names are counted
+        for reading in readings:
+            requested = reading.requests
+            if requested is not None and id(requested) not in seen:
+                self.names.update(requested)
+                seen.add(id(requested))
+        return readings
+
+    def queue_models(self) -> tuple[dict[str, Queue], dict[str, str]]:
+        """The queues (``default``, and ``root`` under a hierarchy, even if not listed) and
+        the reason each one with an unreadable quota is left out."""
+        models = {q.metadata.name: q for q in self.snapshot.queues}
+        if DEFAULT_QUEUE not in models:
+            models[DEFAULT_QUEUE] = msgspec.convert(
+                {"metadata": {"name": DEFAULT_QUEUE}, "spec": {"weight": 1}}, Queue
+            )
+        if any(q.spec.parent for q in models.values()) and "root" not in models:
+            models["root"] = msgspec.convert({"metadata": {"name": "root"}}, Queue)
+        bad: dict[str, str] = {}
+        for name, queue in models.items():
+            try:
+                guarantee = queue.spec.guarantee.resource if queue.spec.guarantee else {}
+                for quota in (queue.spec.capability, queue.spec.deserved, guarantee):
+                    self.names.update(_quantities(quota))
+            except QuantityError as exc:
+                bad[name] = str(exc)
+        return models, bad
+
+    def group_minimums(self) -> dict[str, Resources | None]:
+        """Each PodGroup's ``minResources``; an unreadable one is its job's error."""
+        minimums: dict[str, Resources | None] = {}
+        for pg in self.snapshot.pod_groups:
+            key = namespaced_key(pg.metadata.namespace, pg.metadata.name)
+            try:
+                minimums[key] = _quantities(pg.spec.minResources) if pg.spec.minResources else None
+                self.names.update(minimums[key] or ())
+            except QuantityError as exc:
+                self.job_errors[key] = _status("InvalidQuantity", f"spec.minResources: {exc}")
+        return minimums
+
+    def jobs(
+        self,
+        space: ResourceSpace,
+        priorities: _Priorities,
+        group_mins: dict[str, Resources | None],
+        queues: dict[str, QueueInfo],
+        bad_queues: dict[str, str],
+    ) -> dict[str, JobInfo]:
+        """A job per PodGroup, by key; one whose queue is missing or unreadable is an error."""
+        jobs: dict[str, JobInfo] = {}
+        for pg in sorted(self.snapshot.pod_groups, key=_group_key):
+            key = _group_key(pg)
+            minimum = group_mins.get(key)
+            job = (GroupedJobInfo if pg.spec.subGroupPolicy else JobInfo)(
+                pg,
+                priority=priorities.of(pg.spec.priorityClassName),
+                min_resources=space.quota(minimum) if minimum is not None else None,
+            )
+            jobs[key] = job
+            if job.queue in bad_queues:
+                self.job_errors.setdefault(
+                    key, _status("InvalidQueue", f"queue {job.queue}: {bad_queues[job.queue]}")
+                )
+            elif job.queue not in queues:
+                self.job_errors.setdefault(
+                    key, _status("QueueNotFound", f"queue {job.queue!r} does not exist")
+                )
+        return jobs
+
+    def add_tasks(
+        self,
+        readings: list[PodReading],
+        jobs: dict[str, JobInfo],
+        table: NodeTable,
+        priorities: _Priorities,
+    ) -> None:
+        """Every pod as a task of its job (or of no job: a bound pod still takes room), and
+        on its node when it is placed."""
+        space = table.space
+        placed: list[tuple[int, TaskInfo]] = []
+        node_row = table.index.get
+        vectors = _VectorCache(space, self.memo.vectors(space.names))
+        # By key, equal keys in snapshot order (a stable sort of the positions).
+        for reading in sorted(readings, key=_reading_key):
+            owner = jobs.get(reading.group) if reading.group else None
+            job_key = self._job_key(reading, owner)
+            if job_key is None:
+                continue
+            task = _task(reading, job_key, space, vectors, priorities)
+            if job_key and owner is not None:
+                owner.add_task(task)
+            status = reading.status
+            if status is not _PENDING and status not in TERMINATED_STATUSES:
+                row = node_row(reading.pod.spec.nodeName or "", -1)
+                if row >= 0:
+                    placed.append((row, task))
+        table.add_all(placed)
+
+    def _job_key(self, reading: PodReading, owner: JobInfo | None) -> str | None:
+        """The pod's job ("" for a pod that only takes room on its node); None: left out."""
+        pod_key, handled = reading.key, reading.handled
+        if reading.requests is None:
+            if handled and owner is not None:
+                self.job_errors.setdefault(
+                    owner.key, _status("InvalidQuantity", f"pod {pod_key}: {reading.error}")
+                )
+            self.skipped[pod_key] = f"invalid resources: {reading.error}"
+            return None
+        if handled and owner is not None:
+            return owner.key
+        if handled:
+            group = reading.pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
+            self.skipped[pod_key] = (
+                f"PodGroup {group!r} not found" if group else "no PodGroup (group-name annotation)"
+            )
+        if reading.status in TERMINATED_STATUSES or not reading.pod.spec.nodeName:
+            return None
+        return ""
+
+
+def _task(
+    reading: PodReading,
+    job_key: str,
+    space: ResourceSpace,
+    vectors: _VectorCache,
+    priorities: _Priorities,
+) -> TaskInfo:
+    """The pod's task: the previous build's, renewed, when it belongs to the same job."""
+    task = reading.task
+    if task is not None and task.job == job_key:
+        task = reading.task = task.renewed(reading.status, reading.shape)
+        return task
+    assert reading.requests is not None  # pods without readable requests have no task
+    request, qreq, best_effort = vectors(reading.requests)
+    spec = reading.pod.spec
+    task = reading.task = TaskInfo(
+        pod=reading.pod,
+        job=job_key,
+        request=request,
+        pods_column=space.pods,
+        priority=priorities.of(spec.priorityClassName, spec.priority) if job_key else 0,
+        qreq=qreq,
+        best_effort=best_effort,
+        status=reading.status,
+        key=reading.key,
+    )
+    reading.shape = task.shape
+    return task
+
+
+def _group_key(pg: PodGroup) -> str:
+    return namespaced_key(pg.metadata.namespace, pg.metadata.name)
 
 
 _PENDING = TaskStatus.PENDING

@@ -57,6 +57,7 @@ from shared.bus.records import (
 )
 from shared.bus.security import client_options
 from shared.config import KafkaSettings
+from shared.runtime import close_within
 
 T = TypeVar("T")
 
@@ -109,12 +110,14 @@ class KafkaBus:
         self._producer = producer
 
     async def close(self) -> None:
+        """Stop every client at once, each within a close step (``shared.runtime``): with the
+        broker gone, a producer flushing or a consumer leaving its group may never return."""
         readers, self._readers = list(self._readers.values()), {}
-        for reader in readers:
-            await reader.consumer.stop()
         producer, self._producer = self._producer, None
+        stops = [close_within(r.consumer.stop(), what="kafka consumer stop") for r in readers]
         if producer is not None:
-            await producer.stop()
+            stops.append(close_within(producer.stop(), what="kafka producer stop"))
+        await asyncio.gather(*stops)
 
     async def __aenter__(self) -> KafkaBus:
         await self.start()
@@ -254,7 +257,7 @@ class KafkaBus:
                         truncations.forget()  # the batch is read again from its start
                     await _settle(consumer, batch, done=done)
         finally:
-            await consumer.stop()
+            await close_within(consumer.stop(), what="kafka consumer stop")
 
     async def rebuild(
         self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
@@ -270,7 +273,7 @@ class KafkaBus:
                 await consumer.seek_to_beginning(*tps)
                 raw, positions = await _read_to_highwater(consumer, tps)
             finally:
-                await consumer.stop()
+                await close_within(consumer.stop(), what="kafka consumer stop")
         records: list[Record[T]] = []
         for record in raw:
             if record.value is None:
@@ -328,7 +331,7 @@ class KafkaBus:
                 ):
                     return
         finally:
-            await consumer.stop()
+            await close_within(consumer.stop(), what="kafka consumer stop")
 
     async def _reread(
         self, topics: tuple[str, ...]
@@ -356,7 +359,7 @@ class KafkaBus:
                 if self._readers.get(topics) is reader:
                     del self._readers[topics]
                 with contextlib.suppress(Exception):
-                    await consumer.stop()
+                    await close_within(consumer.stop(), what="kafka consumer stop")
                 raise
 
     def take_truncated(self) -> set[TopicPartition]:

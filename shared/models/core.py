@@ -90,6 +90,17 @@ class Toleration(Model):
     effect: str | None = None
     tolerationSeconds: int | None = None
 
+    def tolerates(self, taint: Taint) -> bool:
+        """``Toleration.ToleratesTaint`` (k8s.io/api/core/v1): an empty effect or key matches
+        any; ``Exists`` matches any value, else the values must be equal."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return (self.value or "") == (taint.value or "")
+
 
 class Taint(Model):
     key: str

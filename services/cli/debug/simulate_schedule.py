@@ -61,7 +61,8 @@ def simulate(text: str, *, source: str, now: datetime, names: frozenset[str]) ->
 def session(text: str, *, source: str, now: datetime, names: frozenset[str]) -> SessionResult:
     """The whole session result (decisions and every job's reasons) on the manifests."""
     from services.scheduler.actions import default_actions
-    from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME, parse_conf
+    from services.scheduler.conf import CONFIGMAP_KEY, CONFIGMAP_NAME
+    from services.scheduler.framework.loading import load_conf
     from services.scheduler.plugins import default_plugins
     from services.scheduler.runner import default_conf, run_session
     from services.scheduler.snapshot import Snapshot
@@ -74,7 +75,7 @@ def session(text: str, *, source: str, now: datetime, names: frozenset[str]) -> 
         if isinstance(obj, ConfigMap) and obj.metadata.name == CONFIGMAP_NAME:
             if CONFIGMAP_KEY not in obj.data:
                 raise UserError(f"{source}: ConfigMap {CONFIGMAP_NAME} has no {CONFIGMAP_KEY!r}")
-            conf = parse_conf(
+            conf = load_conf(
                 obj.data[CONFIGMAP_KEY],
                 plugins=plugins,
                 actions=actions,

@@ -12,7 +12,7 @@ from services.scheduler.actions import (
     reclaim,
     shuffle,
 )
-from services.scheduler.framework.extension import ActionFactory
+from services.scheduler.framework.interface import ActionFactory
 from services.scheduler.framework.registry import Registry
 
 BUILTIN = (enqueue, allocate, preempt, reclaim, backfill, gangpreempt, gangreclaim, shuffle)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from services.scheduler.actions.hypernode_allocate import allocate_in_hyper_nodes, spanned
+from services.scheduler.actions.hypernode_allocate import allocate_in_hyper_nodes
 from services.scheduler.actions.ordering import KeyedQueue, LiveQueue
 from services.scheduler.actions.sub_job_allocate import Worksheet, allocate_grouped, organize
+from services.scheduler.actions.task_placement import JobScope, place_tasks
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.job import INQUEUE
 from services.scheduler.api.resources import BoolVec
@@ -117,37 +118,7 @@ def place(
 ) -> bool:
     """Place the job's tasks (popped from the end) into ``stmt``, on the nodes ``within`` if
     given; True if the job became ready with tasks left (it goes back into its queue)."""
-    topology = ssn.topology
-    while tasks:
-        task = tasks.pop()
-        refused = ssn.allocatable(queue, task)
-        if refused is not None:
-            job.record(refused)
-            continue
-        failed = (
-            next((f for k, f in job.fit_errors.items() if job.tasks[k].role == task.role), None)
-            if task.role and job.fit_errors
-            else None
-        )
-        if failed is not None:
-            # Volcano's role cache: a task of a role that already fitted nowhere is skipped.
-            job.fit_errors[task.key] = failed
-            continue
-        row = placer.choose(task, within)
-        if row < 0:
-            job.fit_errors[task.key] = placer.fit_errors(task, within)
-            if job.need_continue_allocating():
-                continue
-            break
-        if placer.fits_idle(task, row):
-            stmt.allocate(task, row)
-        else:
-            stmt.pipeline(task, row)
-        if topology is not None and job.key in topology.placing:
-            topology.placing[job.key] = spanned(topology.tree, topology.placing[job.key], row)
-        if tasks and ssn.job_ready(job):
-            return True
-    return False
+    return place_tasks(ssn, placer, queue, JobScope(ssn, job), tasks, stmt, within)
 
 
 def _drain(jobs: KeyedQueue[JobInfo]) -> list[JobInfo]:

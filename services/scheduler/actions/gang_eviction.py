@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.actions.arguments import ActionArguments
 from services.scheduler.actions.bundles import (
     Bundle,
     BundleType,
@@ -33,6 +32,7 @@ from services.scheduler.actions.ordering import starving_by_queue
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
 from services.scheduler.api.task import PREEMPTABLE_KEY
+from services.scheduler.framework.arguments import Arguments, action_arguments
 from services.scheduler.framework.extension import EvictionContext, EvictionKind
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
@@ -53,8 +53,7 @@ class GangEvictionArgs:
     allow_whole_bundle: bool
 
     @classmethod
-    def of(cls, ssn: Session, action: str) -> GangEvictionArgs:
-        args = ActionArguments.of(ssn, action)
+    def of(cls, args: Arguments) -> GangEvictionArgs:
         max_domains = args.integer(MAX_DOMAINS, DEFAULT_MAX_DOMAINS)
         return cls(
             max_domains=max_domains if max_domains > 0 else DEFAULT_MAX_DOMAINS,
@@ -103,8 +102,11 @@ class GangEviction:
     ) -> list[Bundle]:
         raise NotImplementedError
 
+    def read_arguments(self, arguments: Arguments) -> GangEvictionArgs:
+        return GangEvictionArgs.of(arguments)
+
     def execute(self, ssn: Session) -> None:
-        args = GangEvictionArgs.of(ssn, self.name)
+        args = self.read_arguments(action_arguments(ssn.configurations, self.name))
         starving, queues = starving_by_queue(ssn)
         placer = Placer(ssn)
         while queues:

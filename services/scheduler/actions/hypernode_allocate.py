@@ -27,7 +27,8 @@ from services.scheduler.api.hypernodes import TOP, HyperNodeTree
 from services.scheduler.api.resources import BoolVec
 from services.scheduler.api.status import Status
 from services.scheduler.framework.placement import Placer
-from services.scheduler.framework.statement import Op, Statement
+from services.scheduler.framework.session import Op
+from services.scheduler.framework.statement import Statement
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

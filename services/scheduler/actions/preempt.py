@@ -12,13 +12,13 @@ A job's preemptions are committed only if the job is then pipelined. With the ac
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from services.scheduler.actions.ordering import KeyedQueue
 from services.scheduler.actions.topology_preempt import TopologyArgs, topology_aware_preempt
-from services.scheduler.actions.victims import enough, fits_on_node, may_preempt
+from services.scheduler.actions.victims import Attempt, may_preempt
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo, TaskStatus
+from services.scheduler.framework.arguments import Arguments, action_arguments
 from services.scheduler.framework.placement import Placer
 from services.scheduler.framework.statement import Statement
 
@@ -37,48 +37,30 @@ def preemptor_tasks(ssn: Session, job: JobInfo) -> list[TaskInfo]:
     return tasks
 
 
-def preempt_one(
-    ssn: Session,
-    placer: Placer,
-    stmt: Statement,
-    queue: QueueInfo,
-    preemptor: TaskInfo,
-    eligible: Callable[[TaskInfo], bool],
-    topology: TopologyArgs | None = None,
-) -> bool:
-    if not may_preempt(preemptor):
+def preempt_one(attempt: Attempt, topology: TopologyArgs | None = None) -> bool:
+    if not may_preempt(attempt.preemptor):
         return False
     if topology is not None:
-        return topology_aware_preempt(ssn, placer, stmt, queue, preemptor, eligible, topology)
-    return normal_preempt(ssn, placer, stmt, queue, preemptor, eligible)
+        return topology_aware_preempt(attempt, topology)
+    return normal_preempt(attempt)
 
 
-def normal_preempt(
-    ssn: Session,
-    placer: Placer,
-    stmt: Statement,
-    queue: QueueInfo,
-    preemptor: TaskInfo,
-    eligible: Callable[[TaskInfo], bool],
-) -> bool:
+def normal_preempt(attempt: Attempt) -> bool:
     """Try the nodes best-score first; evict the lowest-ordered victims until the task fits."""
-    nodes = ssn.nodes
+    ssn, placer, preemptor = attempt.ssn, attempt.placer, attempt.preemptor
     for row in placer.ranked(preemptor, placer.static(preemptor).passed):
-        candidates = [t for t in nodes.tasks[row].values() if eligible(t)]
-        victims = ssn.preemptable(preemptor, candidates)
-        if not enough(nodes, preemptor, row, victims):
+        victims = attempt.victims_on(row)
+        if victims is None:
             continue
         node_stmt = Statement(ssn)
-        fits = fits_on_node(ssn, placer, queue, preemptor, row)
-        for victim in ssn.victim_order(victims, queue):
+        fits = attempt.fits_on(row)
+        for victim in ssn.victim_order(victims, attempt.queue):
             if fits:
                 break
             node_stmt.evict(victim)
-            fits = fits_on_node(ssn, placer, queue, preemptor, row)
+            fits = attempt.fits_on(row)
         if fits:
-            node_stmt.pipeline(preemptor, row)
-            stmt.merge(node_stmt)
-            return True
+            return attempt.pipeline(node_stmt, row)
         node_stmt.discard()
     return False
 
@@ -97,8 +79,11 @@ class Preempt:
     name = NAME
     topology: TopologyArgs | None = None
 
+    def read_arguments(self, arguments: Arguments) -> TopologyArgs | None:
+        return TopologyArgs.of(arguments)
+
     def execute(self, ssn: Session) -> None:
-        self.topology = TopologyArgs.of(ssn, NAME)
+        self.topology = self.read_arguments(action_arguments(ssn.configurations, NAME))
         starving: dict[str, KeyedQueue[JobInfo]] = {}
         under_request: dict[str, list[JobInfo]] = {}
         tasks: dict[str, list[TaskInfo]] = {}
@@ -145,7 +130,8 @@ class Preempt:
                         and t.job != p.job
                     )
 
-                preempt_one(ssn, placer, stmt, queue, preemptor, eligible, self.topology)
+                attempt = Attempt(ssn, placer, stmt, queue, preemptor, eligible)
+                preempt_one(attempt, self.topology)
             if ssn.job_pipelined(job):
                 stmt.commit()
             else:
@@ -158,7 +144,8 @@ class Preempt:
             def same_job(t: TaskInfo, p: TaskInfo = preemptor) -> bool:
                 return _eligible_status(p, t) and t.job == p.job
 
-            if not preempt_one(ssn, placer, stmt, queue, preemptor, same_job, self.topology):
+            attempt = Attempt(ssn, placer, stmt, queue, preemptor, same_job)
+            if not preempt_one(attempt, self.topology):
                 stmt.discard()
                 break
             stmt.commit()

@@ -18,15 +18,15 @@ from __future__ import annotations
 import heapq
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from services.scheduler.actions.hypernode_allocate import not_ready, spanned
+from services.scheduler.actions.hypernode_allocate import not_ready
+from services.scheduler.actions.task_placement import SubJobScope, place_tasks
 from services.scheduler.api import QueueInfo, TaskInfo
 from services.scheduler.api.hypernodes import TOP
 from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.api.task import TaskStatus
 from services.scheduler.framework.placement import Placer
-from services.scheduler.framework.statement import Op, Statement
+from services.scheduler.framework.session import Op
+from services.scheduler.framework.statement import Statement
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session
@@ -243,47 +243,9 @@ def place_sub_job(
     within = topology.tree.mask(hyper_node) if topology is not None else None
     if within is not None and not within.any():
         return False
-    tracked = topology is not None and sub.network_topology is not None
-    allocated = sub.allocated
-    while tasks:
-        task = tasks.pop()
-        refused = ssn.allocatable(queue, task)
-        if refused is not None:
-            job.record(refused)
-            continue
-        failed = next(
-            (
-                f
-                for k, f in job.fit_errors.items()
-                if task.role and job.tasks[k].role == task.role and job.sub_job_of[k] is sub
-            ),
-            None,
-        )
-        if failed is not None:
-            # Volcano's role cache, per sub-job.
-            job.fit_errors[task.key] = failed
-            continue
-        if topology is not None and tracked:
-            topology.placing[sub.uid] = allocated
-        row = placer.choose(task, within)
-        if row < 0:
-            fit = placer.fit_errors(task, within)
-            if hyper_node != TOP:
-                fit = msgspec.structs.replace(fit, hyper_node=hyper_node)
-            job.fit_errors[task.key] = fit
-            if job.need_continue_allocating_in(sub):
-                continue
-            break
-        if placer.fits_idle(task, row):
-            stmt.allocate(task, row)
-        else:
-            stmt.pipeline(task, row)
-        if topology is not None and tracked:
-            allocated = spanned(topology.tree, allocated, row)
-        if ssn.sub_job_ready(job, sub):
-            break
-    if topology is not None:
-        topology.placing.pop(sub.uid, None)
+    scope = SubJobScope(ssn, job, sub, hyper_node)
+    place_tasks(ssn, placer, queue, scope, tasks, stmt, within)
+    scope.finish()
     if ssn.sub_job_ready(job, sub) or ssn.sub_job_pipelined(job, sub):
         return True
     stmt.discard()

@@ -23,10 +23,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from services.scheduler.actions.arguments import ActionArguments
-from services.scheduler.actions.victims import enough, fits_on_node
-from services.scheduler.api import QueueInfo, TaskInfo
-from services.scheduler.framework.placement import Placer
+from services.scheduler.actions.victims import Attempt
+from services.scheduler.api import TaskInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.statement import Statement
 from shared.kube.timefmt import parse_rfc3339
 
@@ -48,9 +47,8 @@ class TopologyArgs:
     max_absolute: int = 100
 
     @classmethod
-    def of(cls, ssn: Session, action: str) -> TopologyArgs | None:
+    def of(cls, args: Arguments) -> TopologyArgs | None:
         """None unless the preempt action's arguments turn topology-aware preemption on."""
-        args = ActionArguments.of(ssn, action)
         if not args.flag(ENABLE, False):
             return None
         args.integer(WORKER_NUM, 16)  # parallelism only: no effect on the decisions
@@ -66,64 +64,47 @@ class TopologyArgs:
         return min(n, self.max_absolute, nodes)
 
 
-def topology_aware_preempt(
-    ssn: Session,
-    placer: Placer,
-    stmt: Statement,
-    queue: QueueInfo,
-    preemptor: TaskInfo,
-    eligible: Callable[[TaskInfo], bool],
-    args: TopologyArgs,
-) -> bool:
-    rows = [int(r) for r in np.flatnonzero(placer.static(preemptor).passed)]
+def topology_aware_preempt(attempt: Attempt, args: TopologyArgs) -> bool:
+    rows = [int(r) for r in np.flatnonzero(attempt.placer.static(attempt.preemptor).passed)]
     if not rows:
         return False
     wanted = args.num_candidates(len(rows))
     candidates: list[tuple[int, list[TaskInfo]]] = []
     for row in rows:
-        victims = select_victims_on_node(ssn, placer, queue, preemptor, row, eligible)
+        victims = select_victims_on_node(attempt, row)
         if victims:
             candidates.append((row, victims))
             if len(candidates) >= wanted:
                 break
     if not candidates:
         return False
-    row, victims = select_candidate(ssn, candidates)
-    node_stmt = Statement(ssn)
+    row, victims = select_candidate(attempt.ssn, candidates)
+    node_stmt = Statement(attempt.ssn)
     for victim in victims:
         node_stmt.evict(victim)
-    node_stmt.pipeline(preemptor, row)
-    stmt.merge(node_stmt)
-    return True
+    return attempt.pipeline(node_stmt, row)
 
 
-def select_victims_on_node(
-    ssn: Session,
-    placer: Placer,
-    queue: QueueInfo,
-    preemptor: TaskInfo,
-    row: int,
-    eligible: Callable[[TaskInfo], bool],
-) -> list[TaskInfo]:
+def select_victims_on_node(attempt: Attempt, row: int) -> list[TaskInfo]:
     """``SelectVictimsOnNode``: a dry run that takes victims off the node (so no predicate
     sees them, as on Volcano's node copy) and puts them all back."""
-    nodes = ssn.nodes
-    victims = ssn.preemptable(preemptor, [t for t in nodes.tasks[row].values() if eligible(t)])
-    if not victims or not enough(nodes, preemptor, row, victims):
+    ssn = attempt.ssn
+    victims = attempt.victims_on(row)
+    if not victims:
         return []
     removed: list[TaskInfo] = []
     try:
-        for victim in ssn.victim_order(victims, queue):
+        for victim in ssn.victim_order(victims, attempt.queue):
             ssn.simulate_remove(victim)
             removed.append(victim)
-            if fits_on_node(ssn, placer, queue, preemptor, row):
+            if attempt.fits_on(row):
                 break
-        if not placer.passes_dynamic(preemptor, row):
+        if not attempt.placer.passes_dynamic(attempt.preemptor, row):
             return []
         chosen: list[TaskInfo] = []
         for victim in list(reversed(removed)):  # reprieve higher-priority victims first
             ssn.simulate_add(victim, row)
-            if fits_on_node(ssn, placer, queue, preemptor, row):
+            if attempt.fits_on(row):
                 removed.remove(victim)
             else:
                 ssn.simulate_remove(victim)

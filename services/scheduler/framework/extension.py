@@ -1,4 +1,4 @@
-"""Extension points: the small interfaces plugins and actions implement.
+"""Extension points: the callbacks plugins register (what a plugin is: ``interface``).
 
 Order functions are *keys* (smaller sorts first): comparing the tuple of enabled plugins' keys
 lexicographically is exactly Volcano's "first plugin with a non-zero comparison wins", and
@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import msgspec
 import numpy as np
@@ -22,9 +22,6 @@ from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec, FloatVec
 from services.scheduler.api.status import Status
 from services.scheduler.api.sub_job import SubJobInfo
-
-if TYPE_CHECKING:
-    from services.scheduler.framework.session import Session
 
 PERMIT = 1
 ABSTAIN = 0
@@ -92,32 +89,6 @@ class EvictionContext:
 
 # (context, candidates) -> (victims, vote): Volcano's UnifiedEvictableFn.
 UnifiedEvictableFn = Callable[[EvictionContext, Sequence[TaskInfo]], tuple[list[TaskInfo], int]]
-
-
-class Plugin(Protocol):
-    """A plugin registers its callbacks on the session when it opens."""
-
-    @property
-    def name(self) -> str: ...
-
-    def on_session_open(self, ssn: Session) -> None: ...
-
-    def on_session_close(self, ssn: Session) -> None: ...
-
-
-class PluginFactory(Protocol):
-    def __call__(self, arguments: dict[str, Any]) -> Plugin: ...
-
-
-class Action(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def execute(self, ssn: Session) -> None: ...
-
-
-class ActionFactory(Protocol):
-    def __call__(self) -> Action: ...
 
 
 class StaticPredicate(Protocol):

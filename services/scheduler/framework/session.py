@@ -8,6 +8,7 @@ with the first deciding tier winning. Decisions accumulate here until the sessio
 
 from __future__ import annotations
 
+import enum
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -20,10 +21,19 @@ from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.conf import PluginOption
 from services.scheduler.framework import extension as ext
 from services.scheduler.framework.points import ExtensionPoint, ExtensionPoints
-from services.scheduler.framework.statement import Op
 from services.scheduler.framework.topology import Topology, open_topology
 
 F = TypeVar("F")
+
+
+class Op(enum.Enum):
+    """What a statement did to a task; the session applies, undoes and records it."""
+
+    ALLOCATE = "allocate"
+    PIPELINE = "pipeline"
+    EVICT = "evict"
+
+
 _ALLOCATED = TaskStatus.ALLOCATED
 _EVICT, _ALLOCATE_OP = Op.EVICT, Op.ALLOCATE
 
@@ -36,7 +46,7 @@ class Session:
         cluster: Cluster,
         *,
         tiers: Sequence[Sequence[PluginOption]],
-        plugins: Sequence[ext.Plugin],
+        plugins: Sequence[object],
         actions: Sequence[str],
         now: datetime,
         configurations: Mapping[str, Mapping[str, Any]] | None = None,
@@ -47,7 +57,9 @@ class Session:
         self.jobs: dict[str, JobInfo] = cluster.jobs
         self.queues: dict[str, QueueInfo] = cluster.queues
         self.tiers = [list(tier) for tier in tiers]
-        self.plugins = list(plugins)
+        # The session's plugins, for whoever looks one up by its type (tests, tools); the
+        # session itself only calls their callbacks.
+        self.plugins: list[object] = list(plugins)
         self.actions = tuple(actions)
         # Per-action arguments (the conf's ``configurations``), read by the actions.
         self.configurations: Mapping[str, Mapping[str, Any]] = configurations or {}

@@ -7,20 +7,8 @@ leaves them reserved for the rest of the session without binding (a pipelined ga
 
 from __future__ import annotations
 
-import enum
-from typing import TYPE_CHECKING
-
 from services.scheduler.api import TaskInfo
-
-if TYPE_CHECKING:
-    from services.scheduler.framework.session import Session
-
-
-class Op(enum.Enum):
-    ALLOCATE = "allocate"
-    PIPELINE = "pipeline"
-    EVICT = "evict"
-
+from services.scheduler.framework.session import Op, Session
 
 _ALLOCATE = Op.ALLOCATE  # looked up once: the enum attribute costs a lookup per task
 

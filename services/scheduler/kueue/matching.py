@@ -9,7 +9,7 @@ flavor itself defines (``flavorSelector``).
 from __future__ import annotations
 
 from services.scheduler.kueue.modes import Reason
-from shared.models import PodSpec, ResourceFlavor, Taint, Toleration
+from shared.models import PodSpec, ResourceFlavor
 from shared.models.base import LabelSelectorRequirement, requirement_matches
 
 
@@ -18,7 +18,7 @@ def incompatible(flavor: ResourceFlavor, spec: PodSpec) -> Reason | None:
     tolerations = [*spec.tolerations, *flavor.spec.tolerations]
     for taint in flavor.spec.nodeTaints:
         if taint.effect in ("NoSchedule", "NoExecute") and not any(
-            _tolerates(t, taint) for t in tolerations
+            t.tolerates(taint) for t in tolerations
         ):
             # Go's %s of the corev1.Taint upstream prints, TimeAdded unset.
             shown = f"{{{taint.key} {taint.value or ''} {taint.effect} <nil>}}"
@@ -27,16 +27,6 @@ def incompatible(flavor: ResourceFlavor, spec: PodSpec) -> Reason | None:
     if not _matches_labels(spec, flavor.spec.nodeLabels, set(flavor.spec.nodeLabels)):
         return Reason("NodeAffinityMismatch", f"flavor {name} doesn't match node affinity")
     return None
-
-
-def _tolerates(toleration: Toleration, taint: Taint) -> bool:
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator == "Exists":
-        return True
-    return (toleration.value or "") == (taint.value or "")
 
 
 def _matches_labels(spec: PodSpec, labels: dict[str, str], allowed_keys: set[str]) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.scheduler.framework.extension import PluginFactory
+from services.scheduler.framework.interface import PluginFactory
 from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import (
     binpack,

@@ -8,8 +8,9 @@ import numpy as np
 
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Rows
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from shared.resources import CPU, MEMORY
 
 if TYPE_CHECKING:

@@ -28,14 +28,14 @@ import numpy as np
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.resources import BoolVec, FloatVec, less_equal, less_equal_in, share
 from services.scheduler.api.status import Status
-from services.scheduler.conf import warn_argument
+from services.scheduler.framework.arguments import Arguments, warn_argument
 from services.scheduler.framework.extension import (
     PERMIT,
     EvictionContext,
     EvictionKind,
     Verdict,
 )
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.capacity_tree import ROOT, QueueTree
 from services.scheduler.plugins.quota import (
     QueueAttr,

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import TaskInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from shared.kube.timefmt import parse_go_duration, parse_rfc3339
 
 if TYPE_CHECKING:

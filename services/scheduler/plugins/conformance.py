@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import TaskInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT, EvictionContext
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo, QueueInfo, TaskInfo
 from services.scheduler.api.resources import share
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.hdrf import Attr, Tree
 from services.scheduler.plugins.quota import job_allocated, total_resource
 

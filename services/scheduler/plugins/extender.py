@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.scheduler.plugins.base import AcceptedPlugin, Arguments
+from services.scheduler.framework.arguments import Arguments
+from services.scheduler.plugins.base import AcceptedPlugin
 
 NAME = "extender"
 # The argument keys upstream's plugin reads.

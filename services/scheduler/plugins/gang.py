@@ -13,6 +13,7 @@ from services.scheduler.api import JobInfo, TaskInfo
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
 from services.scheduler.api.task import ALLOCATED_STATUSES, TaskStatus
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.closing import (
     SCHEDULED,
     UNSCHEDULABLE,
@@ -21,7 +22,7 @@ from services.scheduler.framework.closing import (
     unschedulable_message,
 )
 from services.scheduler.framework.extension import PERMIT, EvictionContext, Verdict
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

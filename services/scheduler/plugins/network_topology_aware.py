@@ -41,9 +41,10 @@ from services.scheduler.api import JobInfo, NodeTable, TaskInfo
 from services.scheduler.api.hypernodes import HyperNodeTree
 from services.scheduler.api.resources import FloatVec, less_equal
 from services.scheduler.api.sub_job import GroupedJobInfo, SubJobInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Rows, TaskGroup
 from services.scheduler.framework.topology import Topology
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from shared.resources import CPU, MEMORY
 
 if TYPE_CHECKING:

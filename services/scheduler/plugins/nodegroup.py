@@ -30,8 +30,9 @@ from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec, FloatVec
 from services.scheduler.api.status import Status
 from services.scheduler.api.task import ALLOCATED_STATUSES
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Filter, Rows
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.nodegroup_policy import (
     DEFAULT_POLICY,
     LIMIT_EXCEEDED,

@@ -16,8 +16,9 @@ import numpy as np
 
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec, IntVec
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Rows
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.kubescores.balancedallocation import (
     balanced_row,
     balanced_score,
@@ -30,7 +31,7 @@ from services.scheduler.plugins.kubescores.podtopologyspread import (
     PodTopologySpread,
     has_soft_constraints,
 )
-from services.scheduler.plugins.predicates import _term_matches, tolerates
+from services.scheduler.plugins.predicates import _term_matches
 from shared.resources import GPU
 
 if TYPE_CHECKING:
@@ -226,7 +227,7 @@ class NodeOrderPlugin(BasePlugin):
                     1
                     for t in c.taints
                     if t.effect == "PreferNoSchedule"
-                    and not any(tolerates(tol, t) for tol in tolerations)
+                    and not any(tol.tolerates(t) for tol in tolerations)
                 )
                 for c in nodes.classes
             ],

@@ -11,8 +11,9 @@ from services.scheduler.api import JobInfo
 from services.scheduler.api.job import INQUEUE, RUNNING
 from services.scheduler.api.resources import less_equal_in
 from services.scheduler.api.status import Status
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT, Verdict
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.quota import describe, job_allocated, total_resource
 
 if TYPE_CHECKING:

@@ -16,9 +16,10 @@ from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import BoolVec
 from services.scheduler.api.status import Code, Status
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Filter
-from services.scheduler.plugins.base import Arguments, BasePlugin
-from shared.models import Pod, Taint, Toleration
+from services.scheduler.plugins.base import BasePlugin
+from shared.models import Pod, Taint
 from shared.models.base import LabelSelectorRequirement, requirement_matches
 from shared.models.core import NodeSelectorTerm, PodAffinityTerm
 
@@ -42,16 +43,6 @@ _ENABLES = (
     "DynamicResourceAllocationEnable",
 )
 KNOWN = (*(f"predicate.{e}" for e in _ENABLES), "predicate.resources")
-
-
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator == "Exists":
-        return True
-    return (toleration.value or "") == (taint.value or "")
 
 
 def _status(reason: str, message: str) -> Status:
@@ -89,7 +80,7 @@ def taint_toleration(task: TaskInfo, node: NodeClass) -> Status | None:
     for taint in node.taints:
         if taint.effect not in ("NoSchedule", "NoExecute"):
             continue
-        if not any(tolerates(t, taint) for t in tolerations):
+        if not any(t.tolerates(taint) for t in tolerations):
             shown = f"{taint.key}={taint.value}" if taint.value else taint.key
             return _status("TaintNotTolerated", f"taint {{{shown}: {taint.effect}}} not tolerated")
     return None
@@ -99,7 +90,7 @@ def node_unschedulable(task: TaskInfo, node: NodeClass) -> Status | None:
     if not node.unschedulable:
         return None
     taint = Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")
-    if any(tolerates(t, taint) for t in task.pod.spec.tolerations):
+    if any(t.tolerates(taint) for t in task.pod.spec.tolerations):
         return None
     return _status("NodeUnschedulable", "unschedulable (spec.unschedulable)")
 

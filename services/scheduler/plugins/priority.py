@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo, TaskInfo
 from services.scheduler.api.sub_job import SubJobInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT, EvictionContext, EvictionKind
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

@@ -23,8 +23,9 @@ from services.scheduler.api.resources import (
     within_for,
 )
 from services.scheduler.api.status import Status
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT, Verdict
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.quota import (
     QueueAttr,
     account_job,

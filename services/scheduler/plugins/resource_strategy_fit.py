@@ -24,9 +24,9 @@ import numpy as np
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import BoolVec, FloatVec
 from services.scheduler.api.status import Code, Status
-from services.scheduler.conf import warn_argument
+from services.scheduler.framework.arguments import Arguments, warn_argument
 from services.scheduler.framework.extension import Filter, Rows
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from shared.errors import UserError
 from shared.resources import CPU, MEMORY
 

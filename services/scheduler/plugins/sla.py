@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from services.scheduler.api import JobInfo
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import ABSTAIN, PERMIT, Verdict
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from shared.kube.timefmt import parse_go_duration, parse_rfc3339
 
 if TYPE_CHECKING:

@@ -23,8 +23,9 @@ import numpy as np
 from services.scheduler.api import NodeTable, TaskInfo
 from services.scheduler.api.resources import FloatVec
 from services.scheduler.api.task import TaskStatus
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import Rows
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 from services.scheduler.plugins.task_topology_buckets import (
     JobManager,
     TopologyError,

@@ -28,8 +28,9 @@ from services.scheduler.api.node import NodeClass
 from services.scheduler.api.resources import FloatVec
 from services.scheduler.api.status import Code, Status
 from services.scheduler.api.task import PREEMPTABLE_KEY, REVOCABLE_ZONE_KEY, TaskStatus
+from services.scheduler.framework.arguments import Arguments
 from services.scheduler.framework.extension import PERMIT, Rows, Verdict
-from services.scheduler.plugins.base import Arguments, BasePlugin
+from services.scheduler.plugins.base import BasePlugin
 
 if TYPE_CHECKING:
     from services.scheduler.framework.session import Session

@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 
 from services.scheduler.actions import default_actions
-from services.scheduler.conf import DEFAULT_CONF, parse_conf
+from services.scheduler.conf import DEFAULT_CONF
+from services.scheduler.framework.loading import load_conf
 from services.scheduler.framework.session import Session
 from services.scheduler.plugins import default_plugins
 from services.scheduler.result import SessionResult
@@ -108,7 +109,7 @@ def conf_text(actions: str, *tiers: list[str | dict[str, Any]]) -> str:
 
 def schedule(objects: list[Model], conf: str | None = None) -> SessionResult:
     plugins, actions = default_plugins(), default_actions()
-    parsed = parse_conf(conf or DEFAULT_CONF, plugins=plugins, actions=actions)
+    parsed = load_conf(conf or DEFAULT_CONF, plugins=plugins, actions=actions)
     return run_session(Snapshot.of(objects), parsed, NOW, plugins=plugins, actions=actions)
 
 
@@ -116,7 +117,7 @@ def session(objects: list[Model], conf: str, now: datetime = NOW) -> Session:
     """A session opened on ``objects`` with ``conf``'s plugins and nothing run yet: upstream's
     ``RegisterSession``, for tests that call one extension point as the Go tests do."""
     plugins, actions = default_plugins(), default_actions()
-    parsed = parse_conf(conf, plugins=plugins, actions=actions)
+    parsed = load_conf(conf, plugins=plugins, actions=actions)
     return open_session(build_cluster(Snapshot.of(objects)), parsed, now, plugins=plugins)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from services.cli.main import main
 from services.scheduler.actions import default_actions
-from services.scheduler.conf import parse_conf
+from services.scheduler.framework.loading import load_conf
 from services.scheduler.framework.points import ExtensionPoints
 from services.scheduler.framework.registry import Registry
 from services.scheduler.plugins import default_plugins, priority
@@ -42,7 +42,7 @@ DATA = Path(__file__).parents[2] / "data" / "scheduler"
 )
 def test_invalid_conf_names_the_culprit(text: str, needle: str) -> None:
     with pytest.raises(UserError, match=needle.replace("(", r"\(").replace(")", r"\)")):
-        parse_conf(text, plugins=default_plugins(), actions=default_actions())
+        load_conf(text, plugins=default_plugins(), actions=default_actions())
 
 
 def test_unknown_plugin_argument_is_a_warning_naming_the_closest() -> None:
@@ -51,7 +51,7 @@ def test_unknown_plugin_argument_is_a_warning_naming_the_closest() -> None:
         'actions: "allocate"\n'
         "tiers: [{plugins: [{name: nodeorder, arguments: {leastrequested.wieght: 2}}]}]"
     )
-    conf = parse_conf(text, plugins=default_plugins(), actions=default_actions())
+    conf = load_conf(text, plugins=default_plugins(), actions=default_actions())
     assert conf.warnings == (
         "tiers[0].plugins[0] (nodeorder): unknown argument 'leastrequested.wieght' is ignored"
         " (did you mean 'leastrequested.weight'?)",
@@ -76,8 +76,44 @@ def test_unknown_plugin_argument_is_a_warning_naming_the_closest() -> None:
 def test_argument_of_the_wrong_type_keeps_its_default(arguments: str, warning: str) -> None:
     """Volcano's ``Arguments.GetInt`` logs and keeps the default: the conf still runs."""
     text = f'actions: "allocate"\ntiers: [{{plugins: [{{name: binpack, arguments: {arguments}}}]}}]'
-    conf = parse_conf(text, plugins=default_plugins(), actions=default_actions())
+    conf = load_conf(text, plugins=default_plugins(), actions=default_actions())
     assert conf.warnings == (f"tiers[0].plugins[0] (binpack): {warning}",)
+
+
+@pytest.mark.parametrize(
+    ("action", "arguments", "warning"),
+    [
+        (
+            "preempt",
+            "{enableTopologyAwarePreemption: maybe}",
+            "could not parse argument 'maybe' for key 'enableTopologyAwarePreemption' to bool: "
+            "the default False is kept",
+        ),
+        (
+            "preempt",
+            "{enableTopologyAwarePreemption: true, minCandidateNodesAbsolute: 2.5}",
+            "could not parse argument 2.5 for key 'minCandidateNodesAbsolute' to int: "
+            "the default 1 is kept",
+        ),
+        (
+            "gangpreempt",
+            "{maxDomains: many}",
+            "could not parse argument 'many' for key 'maxDomains' to int: the default 8 is kept",
+        ),
+    ],
+    ids=["preempt-string-for-bool", "preempt-float-for-int", "gangpreempt-string-for-int"],
+)
+def test_action_argument_of_the_wrong_type_warns_as_a_plugin_argument_does(
+    action: str, arguments: str, warning: str
+) -> None:
+    """Actions and plugins read arguments with one ``framework.Arguments``: a value of the
+    wrong type keeps the default with a warning, never silently."""
+    text = (
+        f'actions: "{action}"\ntiers: [{{plugins: [{{name: gang}}]}}]\n'
+        f"configurations: [{{name: {action}, arguments: {arguments}}}]"
+    )
+    conf = load_conf(text, plugins=default_plugins(), actions=default_actions())
+    assert conf.warnings == (f"configurations ({action}): {warning}",)
 
 
 def test_registry_refuses_duplicates() -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from services.scheduler.actions import default_actions
-from services.scheduler.conf import FLAGS, SchedulerConf, parse_conf
+from services.scheduler.conf import FLAGS, SchedulerConf
+from services.scheduler.framework.loading import load_conf
 from services.scheduler.plugins import default_plugins
 
 # Every PluginOption YAML key in scheduler_conf.go (current master).
@@ -45,7 +46,7 @@ VOLCANO_PLUGIN_OPTION_KEYS = [
 
 
 def parse(text: str) -> SchedulerConf:
-    return parse_conf(text, plugins=default_plugins(), actions=default_actions())
+    return load_conf(text, plugins=default_plugins(), actions=default_actions())
 
 
 def test_shoal_knows_exactly_volcanos_plugin_option_keys() -> None:
