@@ -24,8 +24,8 @@ from typing import Any
 
 from services.kubesim import apierrors
 from services.kubesim.apiwarnings import warn
-from services.kubesim.fielderrors import Cause, go_value
 from services.kubesim.resourcetype import ResourceType
+from shared.kube.fielderrors import Cause, go_value
 
 Obj = dict[str, Any]
 # The fields every object (and an embedded resource) has outside its schema's properties.
