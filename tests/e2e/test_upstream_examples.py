@@ -253,6 +253,12 @@ EXAMPLES = [
         {"Worker": _a("2s")},
         {"condition": ("Succeeded", None)},
     ),
+    # Elastic, with an autoscaling/v2 Resource metric (the resource's name is not a quantity).
+    Example(
+        "training-operator/imagenet.yaml",
+        {"Worker": _a("2s")},
+        {"condition": ("Succeeded", None)},
+    ),
 ]
 
 
