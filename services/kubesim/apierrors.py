@@ -51,9 +51,10 @@ class ApiError(Exception):
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
             "code": self.code,
         }
+        if self.reason:  # omitempty: a webhook's refusal may carry none
+            body["reason"] = self.reason
         if self.details is not None:
             body["details"] = self.details
         return body
@@ -106,19 +107,20 @@ def invalid(kind: str, group: str, name: str, causes: list[tuple[str, str, str]]
     return ApiError(422, f"{label} is invalid: {text}", details=details)
 
 
-def webhook_denied(
-    plural: str, group: str, name: str, webhook: str, message: str, code: int = 403
-) -> ApiError:
-    """A validating webhook's refusal as the API server reports it (webhook ``ToStatusErr``:
-    403 Forbidden unless the webhook set a code)."""
-    resource = _resource(plural, group)
-    denied = f'admission webhook "{webhook}" denied the request: {message}'
-    return ApiError(
-        code,
-        f'{resource} "{name or "Unknown"}" is forbidden: {denied}',
-        reason="Forbidden",
-        details=_details(plural, name or "Unknown", group),
+def webhook_denied(webhook: str, result: dict[str, Any]) -> ApiError:
+    """A webhook's refusal as kube-apiserver reports it (``webhookerrors.ToStatusErr``): the
+    webhook's own status, its code raised to at least 400, its message after
+    ``admission webhook "<name>" denied the request``; no reason unless the webhook gave one."""
+    code = int(result.get("code") or 0)
+    denied = f'admission webhook "{webhook}" denied the request'
+    message = str(result.get("message") or result.get("reason") or "")
+    error = ApiError(
+        max(code, 400),
+        f"{denied}: {message}" if message else f"{denied} without explanation",
+        details=result.get("details"),
     )
+    error.reason = str(result.get("reason") or "")
+    return error
 
 
 def policy_denied(

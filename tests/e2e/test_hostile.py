@@ -416,6 +416,7 @@ UP_CHILDREN = {
         "kube-scheduler",
         "kwok",
         "kafka",
+        "webhook",  # kube-apiserver calls it; kubesim calls its core in-process
     ],
 }
 

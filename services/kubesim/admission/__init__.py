@@ -161,12 +161,4 @@ class Webhooks:
     def _raise_if_denied(webhook: Webhook, rtype: ResourceType, obj: Obj, response: Obj) -> None:
         if response.get("allowed"):
             return
-        status = response.get("status") or {}
-        raise apierrors.webhook_denied(
-            rtype.plural,
-            rtype.group,
-            (obj.get("metadata") or {}).get("name", ""),
-            webhook.name,
-            str(status.get("message") or ""),
-            code=int(status.get("code") or 403),
-        )
+        raise apierrors.webhook_denied(webhook.name, response.get("status") or {})

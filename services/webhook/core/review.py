@@ -134,7 +134,10 @@ def _judge(
         return response
     assert webhook.validate is not None
     verdict = webhook.validate(operation, subject, old, cluster)
-    response = _denied(uid, verdict.message) if verdict.message else {"uid": uid, "allowed": True}
+    response = {"uid": uid, "allowed": True}
+    if verdict.message:
+        response = _denied(uid, verdict.message)
+        response["status"].update(webhook.denial)
     if verdict.warnings:
         response["warnings"] = list(verdict.warnings)
     return response

@@ -75,6 +75,15 @@ class Webhook:
     def mutating(self) -> bool:
         return self.mutate is not None
 
+    @property
+    def denial(self) -> Obj:
+        """The ``status`` a refusal carries besides its message, as upstream's webhook sets it:
+        Volcano's ``ToAdmissionResponse`` sets none (kube-apiserver answers 400), and
+        controller-runtime's ``admission.Denied`` (Kueue, the training operator) 403 Forbidden."""
+        if self.upstream == VOLCANO:
+            return {}
+        return {"code": 403, "reason": "Forbidden"}
+
     def serves(self, group: str, version: str, resource: str) -> bool:
         return (self.rule.group, self.rule.version, self.rule.resource) == (
             group,

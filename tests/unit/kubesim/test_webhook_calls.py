@@ -56,7 +56,9 @@ def test_a_hypernode_policy_denial_is_the_api_servers_policy_error() -> None:
     webhooks("DELETE", rtype, hyper_node(), None)  # deletes are not validated
 
 
-def test_a_webhook_refusal_is_403_with_the_webhooks_name_and_message() -> None:
+def test_a_volcano_webhook_refusal_is_400_with_the_webhooks_name_and_message() -> None:
+    """As kube-apiserver's ``ToStatusErr``: Volcano's webhook sets no code (so 400), no
+    reason, and the message follows ``admission webhook "<name>" denied the request``."""
     store = _store(validating=False)
     queues = _rtype("scheduling.volcano.sh", "v1beta1", "queues")
     store.create(queues, "", {"metadata": {"name": "default"}, "spec": {}})
@@ -64,10 +66,10 @@ def test_a_webhook_refusal_is_403_with_the_webhooks_name_and_message() -> None:
     with pytest.raises(ApiError) as raised:
         store.delete(queues, "", "default")
     status = raised.value.status()
-    assert status["code"] == 403 and status["reason"] == "Forbidden"
+    assert status["code"] == 400 and "reason" not in status
     assert status["message"] == (
-        'queues.scheduling.volcano.sh "default" is forbidden: admission webhook '
-        '"validatequeue.volcano.sh" denied the request: `default` queue can not be deleted'
+        'admission webhook "validatequeue.volcano.sh" denied the request: '
+        "`default` queue can not be deleted"
     )
 
 

@@ -1,0 +1,113 @@
+"""What the upstream webhooks enforce at the API server, enforced by Shoal's: kubesim calls the
+webhook's core in-process, the real kube-apiserver calls the webhook service over HTTPS with
+the registrations it installed itself. Same manifests, same answers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from services.cli.stack import Stack
+from shared.kube import ApiError, KubeClient
+from tests.e2e.e2e_cluster import BATCHJOB, POD, VCJOB, vcjob
+
+KUBECTL = shutil.which("kubectl")
+INVALID_JOBS = Path(__file__).parents[1] / "data" / "upstream" / "volcano" / "invalid_jobs"
+DENIED = 'admission webhook "validatejob.volcano.sh" denied the request: '
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed"),
+]
+
+
+async def kubectl_fails(stack: Stack, *args: str) -> str:
+    """kubectl's stderr; it must fail."""
+    assert KUBECTL is not None
+    proc = await asyncio.create_subprocess_exec(
+        KUBECTL,
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "KUBECONFIG": str(stack.kubeconfig)},
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode != 0, f"kubectl {' '.join(args)} succeeded: {out.decode()}"
+    return err.decode()
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ("duplicatedPolicyEvent-webhook-deny.yaml",
+         "1 error occurred:\n\t* duplicate event PodFailed  across different policy"),
+        ("duplicatedTaskName-webhook-deny.yaml", "duplicated task name task-1;"),
+        ("minAvailable-webhook-deny.yaml",
+         "job 'minAvailable' should not be greater than total replicas in tasks;"),
+    ],
+    ids=["duplicated-policy-event", "duplicated-task-name", "min-available"],
+)  # fmt: skip
+async def test_volcanos_invalid_examples_are_refused_with_upstreams_message(
+    stack: Stack, kube: KubeClient, namespace: str, manifest: str, message: str
+) -> None:
+    err = await kubectl_fails(stack, "apply", "-n", namespace, "-f", str(INVALID_JOBS / manifest))
+    assert "Error from server: error when creating" in err  # 400: Volcano sets no code
+    assert DENIED + message in err
+    with pytest.raises(ApiError) as missing:
+        await kube.get(VCJOB, "test-job-webhook-disallow", namespace)
+    assert missing.value.status == 404, "a refused job is not stored"
+
+
+async def test_a_queue_labelled_job_is_stored_suspended_before_any_pod(
+    kube: KubeClient, namespace: str
+) -> None:
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": "labelled",
+            "namespace": namespace,
+            "labels": {"kueue.x-k8s.io/queue-name": "nowhere"},
+        },
+        "spec": {
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [{"name": "main", "image": "busybox"}],
+                }
+            }
+        },
+    }
+    created = await kube.create(BATCHJOB, job, namespace=namespace)
+    assert created["spec"]["suspend"] is True, "Kueue's job webhook suspends it at creation"
+    await asyncio.sleep(2)  # time for a controller that would (wrongly) start it
+    pods, _ = await kube.list_all(POD, namespace=namespace)
+    assert pods == [], "no pod before its Workload is admitted (its LocalQueue does not exist)"
+
+
+@pytest.mark.control_plane("real", reason="kubesim calls the webhook's core in-process")
+async def test_a_killed_webhook_admits_nothing_until_it_is_back(
+    stack: Stack, kube: KubeClient, namespace: str
+) -> None:
+    """failurePolicy Fail: while the webhook is down kube-apiserver refuses what it must
+    admit; after a restart (the same CA, from its Secret) the same write goes through."""
+    stack.kill("webhook")
+    invalid = vcjob("invalid", namespace, replicas=1)
+    invalid["spec"]["minAvailable"] = 5
+    valid = vcjob("valid", namespace, replicas=1)
+    for job in (invalid, valid):
+        with pytest.raises(ApiError) as down:
+            await kube.create(VCJOB, job)
+        assert "failed calling webhook" in down.value.message, down.value
+    await stack.restart("webhook", timeout=60)
+    await kube.create(VCJOB, valid)
+    with pytest.raises(ApiError) as refused:
+        await kube.create(VCJOB, invalid)
+    assert refused.value.status == 400
+    assert "should not be greater than total replicas" in refused.value.message
+    with pytest.raises(ApiError) as missing:
+        await kube.get(VCJOB, "invalid", namespace)
+    assert missing.value.status == 404, "nothing was admitted unvalidated"
