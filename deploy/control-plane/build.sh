@@ -4,6 +4,7 @@
 #   kube-apiserver, kube-controller-manager, kube-scheduler  kubernetes/go.mod (k8s.io/kubernetes)
 #   etcd                                                     etcd/go.mod (go.etcd.io/etcd/server/v3)
 #   kwok                                                     kwok/go.mod (sigs.k8s.io/kwok)
+#   helm (lint, render and dry-run deploy/helm/shoal)         helm/go.mod (helm.sh/helm/v3)
 #   Apache Kafka (KRaft)                                     kafka/pom.xml, checked by kafka/jars.sha256
 # Idempotent: a part is rebuilt only when its pins (go.mod, go.sum, pom.xml) change. Go's module
 # and build caches and Maven's repository stay at their defaults in the home folder, so a second
@@ -46,6 +47,8 @@ go_part kubernetes "-X $v.gitVersion=$k8s_version -X $v.gitMajor=1 -X $v.gitMino
 go_part etcd "" shoal.local/control-plane/etcd
 kwok_version=$(pinned sigs.k8s.io/kwok "$here/kwok/go.mod")
 go_part kwok "-X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" sigs.k8s.io/kwok/cmd/kwok
+helm_version=$(pinned helm.sh/helm/v3 "$here/helm/go.mod")
+go_part helm "-X helm.sh/helm/v3/internal/version.version=$helm_version" helm.sh/helm/v3/cmd/helm
 
 kafka_stamp=$(stamp_of "$here/kafka/pom.xml" "$here/kafka/jars.sha256")
 if fresh kafka "$kafka_stamp" "$out/kafka/libs"; then

@@ -83,7 +83,7 @@ def tools_dir() -> Path:
 def built() -> bool:
     """Whether ``make control-plane`` has built every part."""
     root = tools_dir()
-    names = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+    names = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "helm")
     return all((root / "bin" / n).is_file() for n in names) and (root / "kafka" / "libs").is_dir()
 
 
