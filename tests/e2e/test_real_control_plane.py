@@ -297,3 +297,66 @@ async def test_each_kustomization_passes_a_server_dry_run(stack: Stack, path: st
     assert code == 0, err
     out = await _dry_run(stack, rendered)
     assert "deployment.apps/shoal-scheduler serverside-applied (server dry run)" in out
+
+
+UPSTREAM_CRDS = Path(__file__).parents[1] / "data" / "upstream-crds"
+# (upstream CRD file, field path under the stored version's schema): one field of each kind.
+EXPLAINED = [
+    ("volcano/batch.volcano.sh_jobs.yaml", "spec.policies"),
+    ("volcano/scheduling.volcano.sh_podgroups.yaml", "spec.minMember"),
+    ("volcano/scheduling.volcano.sh_queues.yaml", "spec.weight"),
+    ("volcano/topology.volcano.sh_hypernodes.yaml", "spec.tier"),
+    ("volcano/bus.volcano.sh_commands.yaml", "action"),
+    ("training-operator/kubeflow.org_pytorchjobs.yaml", "spec.runPolicy"),
+    ("kueue/kueue.x-k8s.io_workloads.yaml", "spec.podSets"),
+    ("kueue/kueue.x-k8s.io_clusterqueues.yaml", "spec.cohortName"),
+    ("kueue/kueue.x-k8s.io_localqueues.yaml", "spec.clusterQueue"),
+    ("kueue/kueue.x-k8s.io_resourceflavors.yaml", "spec.nodeLabels"),
+    ("kueue/kueue.x-k8s.io_cohorts.yaml", "spec.parentName"),
+    ("kueue/kueue.x-k8s.io_workloadpriorityclasses.yaml", "value"),
+]
+
+
+_KUBECTL_TYPES = {
+    "array": "<[]",
+    "string": "<string>",
+    "integer": "<integer>",
+    "boolean": "<boolean>",
+    "number": "<number>",
+}
+
+
+def _schema_at(crd: Json, path: str) -> tuple[str, Json]:
+    """The stored version's name and its schema of ``path``."""
+    version = next(v for v in crd["spec"]["versions"] if v.get("storage"))
+    node: Json = version["schema"]["openAPIV3Schema"]
+    for part in path.split("."):
+        node = node["properties"][part]
+    return version["name"], node
+
+
+@pytest.mark.parametrize(("crd_file", "path"), EXPLAINED, ids=[p for p, _ in EXPLAINED])
+async def test_kubectl_explain_shows_upstreams_text_and_types(
+    stack: Stack, crd_file: str, path: str
+) -> None:
+    assert KUBECTL is not None, "kubectl is needed"
+    crd = next(d for d in yaml.safe_load_all((UPSTREAM_CRDS / crd_file).read_text()) if d)
+    version, schema = _schema_at(crd, path)
+    group, plural = crd["spec"]["group"], crd["spec"]["names"]["plural"]
+    argv = [KUBECTL, "explain", f"{plural}.{path}", f"--api-version={group}/{version}"]
+    code, out, err = await _run(argv, stack)
+    assert code == 0, err
+    flat = " ".join(out.split())
+    if schema.get("description"):
+        assert " ".join(schema["description"].split())[:60] in flat, out
+    shown = _KUBECTL_TYPES.get(str(schema.get("type")), "<Object>")
+    if schema.get("additionalProperties"):
+        shown = "<map["
+    assert f"FIELD: {path.rsplit('.', 1)[-1]} {shown}" in out, out
+    for name in list((schema.get("properties") or {}) | _item_properties(schema))[:5]:
+        assert name in out, f"{name} missing from: {out}"
+
+
+def _item_properties(schema: Json) -> dict[str, Any]:
+    items = schema.get("items") or {}
+    return dict(items.get("properties") or {})
