@@ -266,3 +266,15 @@ def index_duplicates(pods: list[PodRecord]) -> dict[str, list[str]]:
         seen = f"{pod.name} uid={pod.uid[:8]} created={meta.get('creationTimestamp')} {pod.phases}"
         by_index.setdefault(index, []).append(seen)
     return {index: seen for index, seen in by_index.items() if len(seen) > 1}
+
+
+async def queue_open(kube: KubeClient, name: str, timeout: float = 30) -> None:
+    """Until the Volcano Queue ``name`` is Open: Volcano's job webhook refuses a job to a queue
+    its queue controller has not opened yet (kubesim opens one at creation; on a real cluster
+    Shoal's job controller does, moments later), and Volcano's own e2e waits for it too."""
+
+    async def opened() -> bool:
+        queue = await kube.get(QUEUE, name)
+        return bool((queue.get("status") or {}).get("state") == "Open")
+
+    await eventually(opened, timeout=timeout, what=f"Queue {name} Open")

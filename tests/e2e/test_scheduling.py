@@ -29,6 +29,7 @@ from tests.e2e.e2e_cluster import (
     VCJOB,
     Observer,
     eventually,
+    queue_open,
     vcjob,
 )
 
@@ -247,6 +248,7 @@ async def test_two_queues_share_the_cluster_by_weight(
             "spec": {"weight": weight, "reclaimable": True},
         }
         await apply(kube, queue)
+        await queue_open(kube, name)
     assert QUEUE.namespaced is False
     # The light queue first takes the whole cluster; reclaim must give the heavy queue its share.
     # As in Volcano, gang protects a job at its minAvailable from reclaim and reclaim serves only

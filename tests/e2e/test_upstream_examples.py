@@ -379,12 +379,28 @@ async def _apply(stack: Stack, example: Example, namespace: str) -> list[Json]:
         err = await kubectl(stack, "apply", "-n", namespace, "-f", "-", stdin=text, ok=False)
         assert message in err, err
     for path in example.setup:
-        await kubectl(stack, "apply", "-f", "-", stdin=(UPSTREAM / path).read_text())
+        setup = [d for d in yaml.safe_load_all((UPSTREAM / path).read_text()) if d]
+        await _apply_queues_first(stack, setup, ["apply", "-f", "-"])
     docs = manifests(example)
     args = ["apply", f"--validate={example.validate}", "-f", "-"]
     args += [] if example.namespace else ["-n", namespace]
-    await kubectl(stack, *args, stdin=yaml.safe_dump_all(docs))
+    await _apply_queues_first(stack, docs, args)
     return docs
+
+
+async def _apply_queues_first(stack: Stack, docs: list[Json], args: list[str]) -> None:
+    """The Queues, then once each is Open the rest: Volcano's job webhook refuses a job to a
+    queue its queue controller has not opened yet (kubesim opens one at creation, Shoal's job
+    controller within moments on a real cluster), so Volcano's e2e waits for it too."""
+    queues = [d for d in docs if d["kind"] == "Queue"]
+    if queues:
+        await kubectl(stack, *args, stdin=yaml.safe_dump_all(queues))
+        names = [f"queue/{q['metadata']['name']}" for q in queues]
+        wait = ["wait", "--for=jsonpath={.status.state}=Open", "--timeout=30s", *names]
+        await kubectl(stack, *wait, stdin="")
+    rest = [d for d in docs if d["kind"] != "Queue"]
+    if rest:
+        await kubectl(stack, *args, stdin=yaml.safe_dump_all(rest))
 
 
 async def test_every_upstream_example_reaches_its_upstream_end_state(
