@@ -84,12 +84,14 @@ async def test_quick_start_never_runs_more_than_the_quota(stack: Stack, kube: Ku
     for _ in range(JOBS):
         await kubectl(stack, "create", "-f", "-", stdin=sample_job())
 
-    peak = 0
+    peak = reserved = 0
 
     async def all_finished() -> bool:
-        nonlocal peak
+        nonlocal peak, reserved
         pods, _ = await kube.list_all(POD, namespace="default")
         peak = max(peak, _running_cpu(pods))
+        workloads, _ = await kube.list_all(WORKLOAD, namespace="default")
+        reserved = max(reserved, _reserved(workloads))
         jobs, _ = await kube.list_all(BATCHJOB, namespace="default")
         done = [
             j
@@ -103,7 +105,9 @@ async def test_quick_start_never_runs_more_than_the_quota(stack: Stack, kube: Ku
 
     await eventually(all_finished, timeout=180, what=f"{JOBS} sample jobs Complete", every=0.2)
     assert 0 < peak <= QUOTA_CPU, f"{peak} CPUs ran at once, quota {QUOTA_CPU}"
-    assert peak == QUOTA_CPU, "three sample jobs fit the quota together"
+    # Reservations last from admission to the end of the job: a sure sign, where a 2-second
+    # overlap of pods can fall between two looks on a loaded machine.
+    assert reserved == QUOTA_CPU, f"three sample jobs fit the quota together: {reserved}"
 
     async def workloads_finished() -> bool:
         found, _ = await kube.list_all(WORKLOAD, namespace="default")
