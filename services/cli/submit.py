@@ -52,6 +52,8 @@ async def apply(kube: KubeClient, obj: dict[str, Any], *, namespace: str = "defa
     try:
         created = await kube.create(rt, obj)
         meta["name"] = created.get("metadata", {}).get("name", meta.get("name"))
+        if rt == QUEUE:
+            await _opened(kube, meta["name"])
         return "created"
     except ApiError as exc:
         if exc.status != 409 or not meta.get("name"):
@@ -62,6 +64,24 @@ async def apply(kube: KubeClient, obj: dict[str, Any], *, namespace: str = "defa
     patched = await kube.patch(rt, meta["name"], patch, namespace=meta.get("namespace"))
     before = current["metadata"].get("resourceVersion")
     return "unchanged" if patched["metadata"].get("resourceVersion") == before else "configured"
+
+
+QUEUE = resource_for("scheduling.volcano.sh/v1beta1", "Queue")
+
+
+async def _opened(kube: KubeClient, name: str, timeout: float = 30.0) -> None:
+    """Wait (up to ``timeout``) until a new Volcano Queue is Open: Volcano's job webhook
+    refuses a job to a queue its queue controller has not opened yet, and a manifest puts the
+    Queue right before its jobs. kubesim opens it at creation; on a cluster, Shoal's job
+    controller (or Volcano's) does moments later. Past the timeout the jobs meet the webhook's
+    own refusal, which says why."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        queue = await kube.get(QUEUE, name)
+        if (queue.get("status") or {}).get("state") == "Open":
+            return
+        await asyncio.sleep(0.1)
 
 
 async def submit(kubeconfig: str | None, paths: list[Path], namespace: str) -> list[str]:
