@@ -145,6 +145,10 @@ class Stack:
             self.services[name] = self._service(name)
             self.services[name].start()
         await self.wait_ready(timeout=timeout)
+        if self.real is not None:
+            # Volcano's job webhook refuses jobs to a queue not yet Open: the stack is ready
+            # once Shoal's job controller has opened the default Queue, as Volcano's would.
+            await self.real.wait_queue_open("default", timeout)
 
     async def _start_webhook(self, timeout: float) -> None:
         """The webhook first on the real control plane (kubesim calls its core in-process):

@@ -157,6 +157,18 @@ class RealControlPlane:
                 raise TimeoutError(f"the webhook's CA is not in {waiting} after {timeout:.0f}s")
             await asyncio.sleep(0.2)
 
+    async def wait_queue_open(self, name: str, timeout: float = 60.0) -> None:
+        """Until the Volcano Queue ``name`` has ``status.state: Open``."""
+        path = resource_for("scheduling.volcano.sh/v1beta1", "Queue").object_path(name)
+        deadline = time.monotonic() + timeout
+        while True:
+            status, queue = await self.request("GET", path)
+            if status == 200 and (queue.get("status") or {}).get("state") == "Open":
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"Queue {name} not Open after {timeout:.0f}s")
+            await asyncio.sleep(0.1)
+
     async def _without_ca(self) -> list[str]:
         waiting = []
         for rtype, name in _WEBHOOK_CONFIGURATIONS:
