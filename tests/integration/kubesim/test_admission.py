@@ -1,47 +1,21 @@
 """Admission in kubesim as on a real cluster: Volcano's and the training operator's webhooks
 refuse as kube-apiserver reports a webhook's refusal (Volcano's 400, controller-runtime's 403)
-with upstream's message (Volcano's own invalid examples, via kubectl), Kubernetes'
+with upstream's message (Volcano's own invalid examples, via kubectl, are in
+tests/e2e/test_webhook_admission.py, on both control planes), Kubernetes'
 batch/v1 Job validation and the API server's size limits refuse with 422 / 413."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
 from services.kubesim.app import KubeSim
-from tests.integration.kubesim.kubesim_helpers import needs_kubectl, run_kubectl
 
-INVALID_JOBS = (
-    Path(__file__).resolve().parents[2] / "data" / "upstream" / "volcano" / "invalid_jobs"
-)
 pytestmark = [pytest.mark.kubesim, pytest.mark.asyncio(loop_scope="session")]
 Obj = dict[str, Any]
-DENIED = 'admission webhook "validatejob.volcano.sh" denied the request: '
-
-
-@needs_kubectl
-@pytest.mark.parametrize(
-    ("manifest", "message"),
-    [
-        ("duplicatedPolicyEvent-webhook-deny.yaml",
-         "1 error occurred:\n\t* duplicate event PodFailed  across different policy"),
-        ("duplicatedTaskName-webhook-deny.yaml", "duplicated task name task-1;"),
-        ("minAvailable-webhook-deny.yaml",
-         "job 'minAvailable' should not be greater than total replicas in tasks;"),
-    ],
-    ids=["duplicated-policy-event", "duplicated-task-name", "min-available"],
-)  # fmt: skip
-async def test_volcano_invalid_examples_are_refused(
-    sim: KubeSim, manifest: str, message: str
-) -> None:
-    code, _, err = await run_kubectl(sim, "apply", "-f", str(INVALID_JOBS / manifest))
-    assert code == 1
-    assert "Error from server: error when creating" in err  # 400: no reason to name
-    assert DENIED + message in err
 
 
 async def call(sim: KubeSim, method: str, path: str, body: Obj | bytes | None = None,
