@@ -12,6 +12,7 @@ import pytest
 
 from services.cli.main import main
 from services.scheduler.service import Scheduler, SchedulerSettings
+from services.scheduler.state import POD
 from shared.bus.kafka import KafkaBus
 from shared.config import BrokerKind
 from shared.events import CycleRecorded, cycle_decoder
@@ -64,7 +65,10 @@ async def test_replay_from_kafka_and_from_export(
         await _until(lambda: len(scheduler.state.assumed) == 3, "gang a decided")
         decided_at = scheduler.cycle
         await publish(bus, shell.topics, [group("b", 1), pod("b-0", "b", "3")])
-        await _until(lambda: scheduler.cycle >= decided_at + 2, "cycles after the binds")
+        cache = scheduler.state.cache
+        await _until(lambda: cache.get(POD, "default/b-0") is not None, "job b's pod cached")
+        seen_b = max(scheduler.cycle, decided_at)
+        await _until(lambda: scheduler.cycle >= seen_b + 2, "cycles that saw job b")
         stopping.set()
         await running
         cycles = await _cycles(bus, shell.topics.cycles)
