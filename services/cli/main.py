@@ -60,6 +60,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
     (("bench", "kueue"), "services.cli.bench.kueue", "Kueue's scheduler baseline, whole stack"),
     (
+        ("bench", "compare"),
+        "services.cli.bench.compare",
+        "one workload through an upstream peer and through Shoal, on the real control plane",
+    ),
+    (
         ("bench", "kueue-replay"),
         "services.cli.bench.kueue_replay",
         "Kueue's scheduler baseline through the admission alone, in-process, fake clock",

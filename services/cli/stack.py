@@ -59,6 +59,7 @@ class StackConfig:
     # The real control plane: kube-controller-manager's Job controller runs beside Shoal's, and
     # Shoal's runs only the Jobs whose spec.managedBy names it.
     builtin_job_controller: bool = False
+    kube_scheduler: bool = True  # the real control plane's, for pods Shoal does not schedule
     profile_dir: Path | None = None  # sample each process's stacks (services.cli.bench.sampling)
 
 
@@ -181,6 +182,7 @@ class Stack:
                 node_gpus=config.node_gpus,
                 etcd_fsync=config.etcd_fsync,
                 builtin_job_controller=config.builtin_job_controller,
+                kube_scheduler=config.kube_scheduler,
                 preexec=config.preexec,
             )
         )

@@ -309,6 +309,10 @@ class KubeClient:
         finally:
             response.release()
 
+    async def get_path(self, path: str) -> bytes:
+        """GET a path that is no resource (``/metrics``, ``/readyz``): the body as sent."""
+        return await self._send("GET", path)
+
     async def get(self, rt: ResourceType, name: str, namespace: str | None = None) -> Json:
         return await self._json("GET", rt.object_path(name, namespace))
 

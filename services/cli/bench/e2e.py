@@ -25,6 +25,7 @@ import signal
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,19 +128,23 @@ def job_manifest(name: str, pods: int) -> Json:
     }
 
 
-async def _watch_pods(kube: Any, binding: Binding) -> None:
+async def watch_pods(
+    kube: Any, observe: Callable[[Json, float], None], namespace: str = NAMESPACE
+) -> None:
+    """Show ``observe`` every pod of ``namespace`` and each change to one, with when it was
+    seen, until cancelled (re-listing after a broken watch)."""
     from shared.kube import ApiError, resource_for
 
     pod_rt = resource_for("v1", "Pod")
     while True:
         try:
-            items, version = await kube.list_all(pod_rt, namespace=NAMESPACE)
+            items, version = await kube.list_all(pod_rt, namespace=namespace)
             for pod in items:
-                binding.observe(pod, time.monotonic())
+                observe(pod, time.monotonic())
             async for _, pod in kube.watch(
-                pod_rt, resource_version=version, namespace=NAMESPACE, inactivity_timeout=30
+                pod_rt, resource_version=version, namespace=namespace, inactivity_timeout=30
             ):
-                binding.observe(pod, time.monotonic())
+                observe(pod, time.monotonic())
         except (ApiError, OSError, TimeoutError):
             await asyncio.sleep(0.2)
 
@@ -207,7 +212,7 @@ async def bench(args: argparse.Namespace) -> Json:
         binding = Binding(pods_per_job=args.pods_per_job)
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
         await kube.create(resource_for("v1", "Namespace"), namespace)
-        watching = asyncio.create_task(_watch_pods(kube, binding))
+        watching = asyncio.create_task(watch_pods(kube, binding.observe))
 
         async def sample_rss() -> None:
             while True:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from services.cli import controlplane
-from services.cli.bench.e2e import NAMESPACE, Binding, _watch_pods, job_manifest
+from services.cli.bench.e2e import NAMESPACE, Binding, job_manifest, watch_pods
 from shared.errors import UserError
 
 Json = dict[str, Any]
@@ -55,7 +55,7 @@ async def bench(args: argparse.Namespace) -> Json:
             namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
             await kube.create(resource_for("v1", "Namespace"), namespace)
             binding = Binding(pods_per_job=args.pods)
-            watching = asyncio.create_task(_watch_pods(kube, binding))
+            watching = asyncio.create_task(watch_pods(kube, binding.observe))
             await asyncio.sleep(args.settle)
             if args.profile:  # the sampled profiles cover the idle period only
                 stack.signal_all(signal.SIGUSR2)

@@ -1,0 +1,454 @@
+"""``shoal bench compare``: one workload through an upstream peer and through Shoal, each on a
+fresh real control plane (etcd, kube-apiserver, kube-controller-manager, kwok nodes) on this
+machine, alternating run by run; a table of both and their ratio.
+
+A ratio measured in one sitting on one machine against one API server is the only speed
+comparison that holds: published figures come from other hardware and other API servers.
+
+Workloads, each modelled on the peer's own performance test:
+
+- ``basic``: kube-scheduler's ``scheduler_perf`` SchedulingBasic ``5000Nodes_10000Pods``
+  (``test/integration/scheduler_perf/misc/performance-config.yaml``): 5,000 nodes of 4 CPUs,
+  32 GiB and 110 pods; 1,000 pods placed first, then 10,000 measured pods requesting 100m CPU
+  and 500 MiB (``templates/pod-default.yaml``). The peer is kube-scheduler with the client QPS
+  and burst ``scheduler_perf`` gives it (5,000 and 5,000), not its defaults (50 and 100), so no
+  side is held back by a client rate limit the other lacks. Shoal schedules the same pods by
+  ``schedulerName: shoal``, with kube-scheduler not running.
+
+Pods are created by this process, ``--concurrency`` calls at a time, as fast as the API server
+takes them; a pod watch sees each pod bound. On 2 cores the API server's create rate, not the
+scheduler, sets the pace of that live run; ``--backlog`` measures the scheduler side itself, as
+``scheduler_perf`` (whose in-process creates outrun any scheduler) does: the measured pods are
+created with the scheduler side stopped (SIGSTOP; Shoal's webhook keeps serving), and the clock
+starts when it continues. Measured, for the measured pods only: pods/s from the first create
+call (backlog: the continue) to the last pod seen bound, create call (backlog: continue) → seen
+bound p50/p99, and the CPU-seconds and peak RSS of the scheduler side (kube-scheduler; Shoal's
+services, its webhook and its Kafka broker), of kube-apiserver and of etcd, each separately.
+The peer's control plane runs no Kafka.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from services.cli.bench.e2e import percentile, watch_pods
+from shared.errors import UserError
+
+Json = dict[str, Any]
+NAMESPACE = "bench-compare"
+SHOAL = "shoal"
+# scheduler_perf's client QPS and burst for the scheduler it measures (util.go mustSetupCluster).
+SCHEDULER_PERF_QPS = 5000
+# The processes that are the control plane both sides share; everything else a side starts is
+# its scheduler side, except these, which run on both sides alike.
+SHARED = ("kube-apiserver", "etcd")
+NEUTRAL = ("kwok", "kube-controller-manager")
+READS = frozenset({"GET", "LIST", "WATCH", "CONNECT"})
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    peer: str
+    nodes: int
+    node_cpu: str
+    node_memory: str
+    init_pods: int
+    measure_pods: int
+    pod_cpu: str
+    pod_memory: str
+    model: str
+
+
+WORKLOADS = {
+    "basic": Workload(
+        name="basic",
+        peer="kube-scheduler",
+        nodes=5000,
+        node_cpu="4",
+        node_memory="32Gi",
+        init_pods=1000,
+        measure_pods=10000,
+        pod_cpu="100m",
+        pod_memory="500Mi",
+        model="scheduler_perf SchedulingBasic/5000Nodes_10000Pods",
+    ),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("workload", choices=sorted(WORKLOADS), help="which workload")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each side, alternating")
+    parser.add_argument(
+        "--sides",
+        default="peer,shoal",
+        help="which sides run, comma-separated: peer, shoal (default both)",
+    )
+    parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
+    parser.add_argument("--init-pods", type=int, help="pods placed first (default: the workload's)")
+    parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
+    parser.add_argument("--concurrency", type=int, default=16, help="concurrent create calls")
+    parser.add_argument(
+        "--backlog",
+        action="store_true",
+        help="create the measured pods with the scheduler side stopped (SIGSTOP), then time it "
+        "from SIGCONT: its own throughput, not the API server's create rate",
+    )
+    parser.add_argument("--timeout", type=float, default=900, help="deadline of a phase (s)")
+    parser.add_argument("--workdir", type=Path, help="logs (default: a temporary directory)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+@dataclass
+class Placement:
+    """When each pod's create call started and when it was first seen with a node."""
+
+    created: dict[str, float] = field(default_factory=dict)
+    bound: dict[str, float] = field(default_factory=dict)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def observe(self, pod: Json, now: float) -> None:
+        name = str((pod.get("metadata") or {}).get("name"))
+        if (pod.get("spec") or {}).get("nodeName") and name not in self.bound:
+            self.bound[name] = now
+            self.changed.set()
+
+    async def wait(self, names: list[str], deadline: float) -> int:
+        """Wait until every pod in ``names`` is bound or the deadline passes; how many are."""
+        while (
+            left := sum(1 for n in names if n not in self.bound)
+        ) and time.monotonic() < deadline:
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                break
+        return len(names) - left
+
+
+def pod_manifest(name: str, workload: Workload, scheduler_name: str) -> Json:
+    resources = {"cpu": workload.pod_cpu, "memory": workload.pod_memory}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {
+            "schedulerName": scheduler_name,
+            "containers": [
+                {
+                    "name": "pause",
+                    "image": "registry.k8s.io/pause:3.10.1",
+                    "ports": [{"containerPort": 80}],
+                    "resources": {"limits": resources, "requests": dict(resources)},
+                }
+            ],
+        },
+    }
+
+
+@dataclass
+class Running:
+    """A started side: its admin kubeconfig, the scheduler name its pods ask for, and how to
+    read its processes' CPU seconds and RSS."""
+
+    kubeconfig: Path
+    scheduler_name: str
+    cpu: Callable[[], Mapping[str, float]]
+    rss: Callable[[], Mapping[str, float | None]]
+    pause: Callable[[signal.Signals], None]  # SIGSTOP / SIGCONT to the scheduler side
+
+
+@asynccontextmanager
+async def _side(side: str, workload: Workload, nodes: int, workdir: Path) -> AsyncIterator[Running]:
+    cpu, memory = workload.node_cpu, workload.node_memory
+    if side == SHOAL:
+        from services.cli.stack import SERVICES, Stack, StackConfig
+
+        stack = Stack(
+            StackConfig(
+                workdir=workdir,
+                control_plane="real",
+                nodes=nodes,
+                node_cpu=cpu,
+                node_memory=memory,
+                node_gpus=0,
+                kube_scheduler=False,
+            )
+        )
+        try:
+            await stack.start(timeout=600)
+
+            def pause(sig: signal.Signals) -> None:  # the webhook serves the API server: not it
+                for name in SERVICES:
+                    stack.services[name].signal(sig)
+
+            yield Running(stack.kubeconfig, SHOAL, stack.cpu, stack.rss, pause)
+        finally:
+            stack.stop(grace=10)
+        return
+    from services.cli.controlplane.real import RealConfig, RealControlPlane
+
+    real = RealControlPlane(
+        RealConfig(
+            workdir=workdir,
+            nodes=nodes,
+            node_cpu=cpu,
+            node_memory=memory,
+            node_gpus=0,
+            kube_scheduler_qps=SCHEDULER_PERF_QPS,
+            kafka=False,
+        )
+    )
+    try:
+        await real.start(timeout=600)
+        scheduler = real.processes["kube-scheduler"]
+        yield Running(real.kubeconfig, "default-scheduler", real.cpu, real.rss, scheduler.signal)
+    finally:
+        real.stop()
+
+
+def _grouped(values: Mapping[str, float | None]) -> dict[str, float]:
+    """Per process → scheduler side, kube-apiserver, etcd (the neutral parts left out)."""
+    out = {"scheduler_side": 0.0, **{name: 0.0 for name in SHARED}}
+    for name, value in values.items():
+        if value is None or name in NEUTRAL:
+            continue
+        out[name if name in SHARED else "scheduler_side"] += value
+    return out
+
+
+async def api_requests(kube: Any) -> Counter[str]:
+    """kube-apiserver's ``apiserver_request_total`` by ``VERB resource[/subresource]``, watches
+    and the read-only verbs left out."""
+    text = (await kube.get_path("/metrics")).decode()
+    counts: Counter[str] = Counter()
+    for family in text_string_to_metric_families(text):
+        if family.name != "apiserver_request":  # the parser drops the counter's _total
+            continue
+        for sample in family.samples:
+            labels = sample.labels
+            if not sample.name.endswith("_total") or labels.get("verb") in READS:
+                continue
+            what = labels.get("resource", "") + (
+                f"/{s}" if (s := labels.get("subresource")) else ""
+            )
+            counts[f"{labels.get('verb')} {what}"] += int(sample.value)
+    return counts
+
+
+async def _create(kube: Any, names: list[str], manifest: Callable[[str], Json], n: int) -> None:
+    from shared.kube import resource_for
+
+    pod_rt = resource_for("v1", "Pod")
+    pending = iter(names)
+
+    async def creator() -> None:
+        for name in pending:
+            await kube.create_unread(pod_rt, manifest(name))
+
+    await asyncio.gather(*(creator() for _ in range(n)))
+
+
+async def run_side(side: str, args: argparse.Namespace, workload: Workload, workdir: Path) -> Json:
+    from shared.kube import KubeClient, resource_for
+
+    nodes = args.nodes or workload.nodes
+    init_pods = workload.init_pods if args.init_pods is None else args.init_pods
+    pods = args.pods or workload.measure_pods
+    async with _side(side, workload, nodes, workdir) as running:
+        kube = await KubeClient.connect(str(running.kubeconfig))
+        placement = Placement()
+        peaks: dict[str, float] = {}
+
+        async def sample_rss() -> None:
+            while True:
+                for name, mib in running.rss().items():
+                    if mib is not None:
+                        peaks[name] = max(peaks.get(name, 0.0), mib)
+                await asyncio.sleep(1)
+
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+        await kube.create(resource_for("v1", "Namespace"), namespace)
+        watching = asyncio.create_task(watch_pods(kube, placement.observe, NAMESPACE))
+        sampling = asyncio.create_task(sample_rss())
+        try:
+
+            def manifest(name: str) -> Json:
+                placement.created[name] = time.monotonic()
+                return pod_manifest(name, workload, running.scheduler_name)
+
+            first = [f"init-{i}" for i in range(init_pods)]
+            await _create(kube, first, manifest, args.concurrency)
+            placed = await placement.wait(first, time.monotonic() + args.timeout)
+            if placed < len(first):
+                raise UserError(f"{side}: {placed} of {len(first)} initial pods placed")
+            measured = [f"pod-{i}" for i in range(pods)]
+            cpu_before = running.cpu()
+            started = time.monotonic()
+            if args.backlog:
+                running.pause(signal.SIGSTOP)
+            try:
+                await _create(kube, measured, manifest, args.concurrency)
+            finally:
+                created_in = time.monotonic() - started
+                if args.backlog:
+                    running.pause(signal.SIGCONT)
+            if args.backlog:  # timed from the moment the scheduler side may go on
+                cpu_before, started = running.cpu(), time.monotonic()
+            requests_before = await api_requests(kube)
+            bound = await placement.wait(measured, started + args.timeout)
+            cpu = {k: v - cpu_before.get(k, 0.0) for k, v in running.cpu().items()}
+            requests = await api_requests(kube)
+            requests.subtract(requests_before)
+        finally:
+            watching.cancel()
+            sampling.cancel()
+            await kube.close()
+    last = max((placement.bound[n] for n in measured if n in placement.bound), default=started)
+    waits = [
+        placement.bound[n] - max(placement.created[n], started)
+        for n in measured
+        if n in placement.bound
+    ]
+    seconds = max(last - started, 1e-9)
+    return {
+        "side": side,
+        "nodes": nodes,
+        "init_pods": init_pods,
+        "pods": pods,
+        "backlog": args.backlog,
+        "pods_bound": bound,
+        "seconds": round(seconds, 2),
+        "created_in_s": round(created_in, 2),
+        "pods_per_s": round(bound / seconds, 1),
+        "create_to_bound_p50_s": round(percentile(waits, 0.5), 3),
+        "create_to_bound_p99_s": round(percentile(waits, 0.99), 3),
+        "cpu_s": {k: round(v, 1) for k, v in _grouped(cpu).items()},
+        "cpu_s_per_process": {k: round(v, 1) for k, v in sorted(cpu.items())},
+        "rss_mib_peak": {k: round(v, 1) for k, v in _grouped(peaks).items()},
+        # The API server's writes per measured pod (the measure's own creates included), by
+        # verb and resource: what the scheduler side asks of the shared API server.
+        "writes_per_pod": {
+            k: round(v / pods, 2) for k, v in requests.most_common() if v / pods >= 0.01
+        },
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "workdir": str(workdir),
+    }
+
+
+# (label, how a run's value is read, whether higher is better)
+ROWS: tuple[tuple[str, Callable[[Json], float], bool], ...] = (
+    ("pods/s", lambda r: r["pods_per_s"], True),
+    ("create -> bound p50 s", lambda r: r["create_to_bound_p50_s"], False),
+    ("create -> bound p99 s", lambda r: r["create_to_bound_p99_s"], False),
+    ("scheduler side CPU-s", lambda r: r["cpu_s"]["scheduler_side"], False),
+    ("scheduler side peak RSS MiB", lambda r: r["rss_mib_peak"]["scheduler_side"], False),
+    ("API writes per pod", lambda r: sum(r["writes_per_pod"].values()), False),
+    ("kube-apiserver CPU-s", lambda r: r["cpu_s"]["kube-apiserver"], False),
+    ("etcd CPU-s", lambda r: r["cpu_s"]["etcd"], False),
+)
+
+
+def summarize(workload: Workload, results: list[Json]) -> Json:
+    """Per side and row: every run's value and the median; the ratio of medians (Shoal's over
+    the peer's)."""
+    sides = sorted({r["side"] for r in results}, key=lambda s: s == SHOAL)
+    rows = []
+    for label, read, higher_is_better in ROWS:
+        row: Json = {"row": label, "higher_is_better": higher_is_better}
+        for side in sides:
+            values = [float(read(r)) for r in results if r["side"] == side]
+            row[side] = {"runs": values, "median": statistics.median(values)}
+        if len(sides) == 2 and row[sides[0]]["median"]:
+            row["ratio"] = round(row[SHOAL]["median"] / row[sides[0]]["median"], 2)
+        rows.append(row)
+    return {
+        "workload": workload.name,
+        "model": workload.model,
+        "peer": workload.peer,
+        "sides": sides,
+        "rows": rows,
+        "runs": results,
+    }
+
+
+def render(summary: Json) -> str:
+    first = summary["runs"][0]
+    sides = summary["sides"]
+    lines = [
+        f"shoal bench compare {summary['workload']} ({summary['model']}): "
+        f"{first['pods']} pods on {first['nodes']} nodes, {first['init_pods']} placed first"
+        f"{', backlog' if first.get('backlog') else ', created live'}; "
+        f"{len(summary['runs']) // max(len(sides), 1)} run(s) per side, medians",
+        f"  {'':<30}"
+        + "".join(f"{s:>18}" for s in sides)
+        + ("   shoal / peer" if "ratio" in summary["rows"][0] else ""),
+    ]
+    for row in summary["rows"]:
+        cells = "".join(f"{row[s]['median']:>18g}" for s in sides)
+        ratio = f"   {row['ratio']:g}" if "ratio" in row else ""
+        lines.append(f"  {row['row']:<30}{cells}{ratio}")
+    lines.append(
+        f"  peer: {summary['peer']} (client QPS/burst {SCHEDULER_PERF_QPS}, as scheduler_perf)"
+    )
+    for r in summary["runs"]:
+        lines.append(
+            f"  run {r['side']:<15} {r['pods_bound']}/{r['pods']} bound in {r['seconds']} s "
+            f"(created in {r['created_in_s']} s); CPU-s {r['cpu_s_per_process']}; "
+            f"load {r['load_average']}; logs {r['workdir']}/logs"
+        )
+        lines.append(f"    API writes per pod: {r['writes_per_pod']}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    workload = WORKLOADS[args.workload]
+    sides = [s.strip() for s in args.sides.split(",") if s.strip()]
+    unknown = sorted(set(sides) - {"peer", SHOAL})
+    if unknown or not sides:
+        raise UserError(f"--sides takes peer and shoal, not {','.join(unknown) or 'nothing'}")
+    for name in ("runs", "concurrency"):
+        if getattr(args, name) < 1:
+            raise UserError(f"--{name} must be at least 1")
+    for name in ("nodes", "pods"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise UserError(f"--{name} must be at least 1")
+    if args.init_pods is not None and args.init_pods < 0:
+        raise UserError("--init-pods must not be negative")
+    from services.cli.controlplane.real import built
+
+    if not built():
+        raise UserError("the real control plane is not built: run `make control-plane`")
+    root = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-compare-"))
+    results: list[Json] = []
+    for index in range(args.runs):
+        for side in sides:
+            name = workload.peer if side == "peer" else SHOAL
+            workdir = root / f"{index + 1}-{name}"
+            result = asyncio.run(run_side(name, args, workload, workdir))
+            results.append(result)
+            if not args.json:
+                print(
+                    f"run {index + 1}, {name}: {result['pods_per_s']} pods/s, "
+                    f"{result['pods_bound']}/{result['pods']} bound",
+                    flush=True,
+                )
+    summary = summarize(workload, results)
+    print(json.dumps(summary) if args.json else render(summary))
+    complete = all(r["pods_bound"] == r["pods"] for r in results)
+    return 0 if complete else 1
