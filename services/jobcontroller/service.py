@@ -49,6 +49,7 @@ _log = structlog.get_logger()
 # Co-partitioned by job key: a shard owns the same partition numbers of each.
 SHARDED_KINDS = ("Job", "Pod", "PodGroup", "Service")
 QUEUE_RT = resource_for("scheduling.volcano.sh/v1beta1", "Queue")
+QUEUE_RETRY_S = 1.0  # a Queue whose opening failed is tried again after this
 DEFAULT_QUEUE: dict[str, object] = {
     "apiVersion": "scheduling.volcano.sh/v1beta1",
     "kind": "Queue",
@@ -163,6 +164,7 @@ class JobController:
         # (live records only: a rebuild's records are history, not waits).
         self._waiting_since: dict[WorkKey, float] = {}
         self._observed_at = 0.0
+        self._queues_changed = asyncio.Event()  # a Queue record arrived: open_new_queues looks
         self.cache = ControllerCache(
             expectations=Expectations(),
             on_work=self._on_work,
@@ -184,6 +186,7 @@ class JobController:
         self.log = shell.log.bind(shard=settings.shard, shards=settings.shards)
         self._topics = _topics(shell.topics)
         self._sharded_topics = frozenset(shell.topics.state(kind) for kind in SHARDED_KINDS)
+        self._queue_topic = shell.topics.state("Queue")
         self._jobs_partitions = 1
 
     async def run(self, stopping: asyncio.Event) -> None:
@@ -237,6 +240,8 @@ class JobController:
             try:
                 if self._keeps(record):
                     self.cache.apply(record.value)
+                    if record.topic == self._queue_topic:
+                        self._queues_changed.set()
             except Exception:
                 self.log.exception(
                     "state record skipped",
@@ -288,10 +293,13 @@ class JobController:
 
     async def open_new_queues(self, stopping: asyncio.Event) -> None:
         """Volcano's queue controller: a Queue with no ``status.state`` yet is opened
-        (``Open``), so users and tools see the state Volcano shows. Queues are few: a scan of
-        the cache twice a second, one status patch per new Queue."""
+        (``Open``), so users and tools see the state Volcano shows. Queues are few: the cache
+        is scanned when a Queue record arrives (and every ``QUEUE_RETRY_S`` while a patch that
+        failed waits for its retry), one status patch per new Queue."""
         opened: set[str] = set()
         while not stopping.is_set():
+            self._queues_changed.clear()
+            failed = False
             for name, queue in list(self.cache.objects.items(QUEUE)):
                 if queue.status.state or name in opened:
                     continue
@@ -301,9 +309,19 @@ class JobController:
                     )
                     opened.add(name)
                 except CALL_ERRORS as exc:
+                    failed = True
                     self.log.warning("cannot open the Queue", queue=name, error=str(exc))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stopping.wait(), 0.5)
+            changed = asyncio.ensure_future(self._queues_changed.wait())
+            stop = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait(
+                    {changed, stop},
+                    timeout=QUEUE_RETRY_S if failed else None,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+            finally:
+                changed.cancel()
+                stop.cancel()
 
     async def _work(self) -> None:
         while True:

@@ -226,3 +226,31 @@ async def test_jobs_get_pods_podgroups_and_status_through_the_whole_loop(stack: 
 
 async def _ready(stack: Stack) -> bool:
     return stack.controller.shell.readiness.ready
+
+
+async def test_queues_are_opened_as_their_records_arrive(stack: Stack) -> None:
+    """Volcano's queue controller opens a Queue with no state; the job controller does it when
+    the Queue's record reaches it (no polling)."""
+    await eventually(lambda: _ready(stack))
+
+    async def state_of(name: str) -> str | None:
+        queue = await stack.get(QUEUE, name)
+        return None if queue is None else (queue.get("status") or {}).get("state")
+
+    async def opened(name: str) -> bool:
+        return await state_of(name) == "Open"
+
+    await eventually(lambda: opened("default"))
+    for name in ("team-a", "team-b"):
+        await stack.kube.create(QUEUE, {**_queue(name), "status": {}})
+    await eventually(lambda: opened("team-a"))
+    await eventually(lambda: opened("team-b"))
+
+
+def _queue(name: str) -> Json:
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": {"weight": 1},
+    }
