@@ -21,6 +21,8 @@ from services.webhook.core import (
     pytorchjob,
     volcano_job,
     volcano_mutation,
+    volcano_pod_mutation,
+    volcano_pod_validation,
     volcano_podgroup,
     volcano_queue,
 )
@@ -113,6 +115,10 @@ def _volcano_queue(operation: str, new: Obj, old: Obj | None, cluster: ClusterVi
     return Verdict(volcano_queue.admit_queue(operation, new, old, cluster))
 
 
+def _volcano_pod(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(volcano_pod_validation.validate_pod(new))
+
+
 def _pytorchjob(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
     if operation == "DELETE":
         return Verdict()
@@ -183,6 +189,20 @@ WEBHOOKS: tuple[Webhook, ...] = (
         Rule("scheduling.volcano.sh", "v1beta1", "podgroups", _CREATE),
         validate=_volcano_podgroup,
         reads=frozenset({"queues"}),
+    ),
+    _volcano(
+        "mutatepod.volcano.sh",
+        "/volcano/pods/mutate",
+        Rule("", "v1", "pods", _CREATE),
+        mutate=volcano_pod_mutation.PodMutation(volcano_pod_mutation.DEFAULT_CONFIGURATION),
+        wrong_operation="expect operation to be 'CREATE' ",
+    ),
+    _volcano(
+        volcano_pod_validation.WEBHOOK,
+        "/volcano/pods/validate",
+        Rule("", "v1", "pods", _CREATE),
+        validate=_volcano_pod,
+        wrong_operation="expect operation to be 'CREATE'",
     ),
     Webhook(
         pytorchjob.WEBHOOK,
