@@ -173,22 +173,11 @@ def create_patch(pod: Obj, config: AdmissionConfiguration) -> list[Operation]:
     return patch
 
 
-def _apply(pod: Obj, patch: list[Operation]) -> None:
-    """The ``add`` operations of ``create_patch``, on ``/spec/<field>`` or its list's end."""
-    spec = pod.setdefault("spec", {})
-    for operation in patch:
-        path = operation["path"].removeprefix("/spec/")
-        if path.endswith("/-"):
-            spec[path[:-2]].append(operation["value"])
-        else:
-            spec[path] = operation["value"]
-
-
 @dataclass(frozen=True)
 class PodMutation:
-    """The webhook's mutation with its configuration."""
+    """The webhook's patch with its configuration."""
 
     config: AdmissionConfiguration = field(default_factory=AdmissionConfiguration)
 
-    def __call__(self, pod: Obj, cluster: ClusterView) -> None:
-        _apply(pod, create_patch(pod, self.config))
+    def __call__(self, pod: Obj, cluster: ClusterView) -> list[Operation]:
+        return create_patch(pod, self.config)

@@ -4,6 +4,7 @@ documents; rows named after upstream's cases, each comparing ``createPatch``'s o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -15,6 +16,7 @@ from services.webhook.core.volcano_pod_mutation import (
     DEFAULT_CONFIGURATION,
     QUEUE_ALLOCATION_GATE,
     AdmissionConfiguration,
+    PodMutation,
     create_patch,
     load_admission_configuration,
 )
@@ -111,6 +113,14 @@ def test_the_served_webhook_has_upstreams_default_configuration_and_mutates_noth
     sent["request"]["operation"] = "UPDATE"
     refused = review_admission(webhook, sent, Snapshot())["response"]
     assert refused["status"]["message"] == "expect operation to be 'CREATE' "
+
+
+def test_a_configured_webhook_answers_upstreams_operations() -> None:
+    webhook = dataclasses.replace(BY_PATH["/volcano/pods/mutate"], patch=PodMutation(CONFIG))
+    sent = review("", "v1", "Pod", "pods", MNG_POD)
+    response = review_admission(webhook, sent, Snapshot())["response"]
+    assert response["patchType"] == "JSONPatch"
+    assert patch_of(response) == CASES[0][2]
 
 
 def test_the_chart_documents_no_group_so_it_loads_as_the_default() -> None:
