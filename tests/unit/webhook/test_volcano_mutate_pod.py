@@ -164,3 +164,21 @@ def test_group_patches_keep_the_pods_own_selector_tolerations_and_affinity() -> 
             {"key": "mng-taint-1", "operator": "Exists", "effect": "NoSchedule"}]},
         scheduler("default-scheduler"),
     ]  # fmt: skip
+
+
+def test_tolerations_are_read_by_their_lower_cased_go_names_as_yaml_v2_reads_them() -> None:
+    config = load_admission_configuration(
+        """
+resourceGroups:
+- resourceGroup: batch
+  object: {key: namespace, value: [batch]}
+  tolerations:
+  - {key: a, operator: Exists, tolerationSeconds: 30}
+  - {key: b, operator: Exists, effect: NoExecute, tolerationseconds: 30}
+"""
+    )
+    (operation,) = create_patch(pod("p", "batch"), config)
+    assert operation["value"] == [
+        {"key": "a", "operator": "Exists"},
+        {"key": "b", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30},
+    ]
