@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from services.webhook.core.volcano_policies import go_list
+from services.webhook.core.volcano_policies import go_list, go_quote
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 
 Obj = dict[str, Any]
@@ -26,24 +26,6 @@ _DIGITS = re.compile(r"[+-]?[0-9]+")
 
 class _AtoiError(ValueError):
     pass
-
-
-def go_quote(text: str) -> str:
-    """Go's ``%q`` / ``strconv.Quote`` of a string."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char in "\a\b\f\n\r\t\v":
-            out.append("\\" + "abfnrtv"["\a\b\f\n\r\t\v".index(char)])
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif not char.isprintable():
-            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return "".join(out) + '"'
 
 
 def _atoi(text: str) -> int:
