@@ -58,11 +58,16 @@ BUILTINS: tuple[ResourceType, ...] = (
     _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, ("status",), ("pdb",)),
     _r("batch", "v1", "Job", "jobs", True, ("status",), default_propagation="Orphan"),
     # Stored as they are (kubesim calls Shoal's webhook in-process and serves the CRDs it ships):
-    # what a webhook's certificate manager patches its caBundle into.
+    # what a webhook's certificate manager patches its caBundle into, and the HyperNode
+    # ValidatingAdmissionPolicy deploy/ installs (kubesim plays its rules in-process).
     _r("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration",
        "mutatingwebhookconfigurations", False),
     _r("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration",
        "validatingwebhookconfigurations", False),
+    _r("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy",
+       "validatingadmissionpolicies", False, ("status",)),
+    _r("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding",
+       "validatingadmissionpolicybindings", False),
     _r("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
        False, ("status",), ("crd", "crds")),
 )  # fmt: skip

@@ -92,6 +92,20 @@ _ALL = (
         "validatingwebhookconfigurations",
         namespaced=False,
     ),
+    _rt(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingAdmissionPolicy",
+        "validatingadmissionpolicies",
+        namespaced=False,
+    ),
+    _rt(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingAdmissionPolicyBinding",
+        "validatingadmissionpolicybindings",
+        namespaced=False,
+    ),
 )
 
 RESOURCES: Mapping[tuple[str, str], ResourceType] = {(r.api_version, r.kind): r for r in _ALL}

@@ -8,12 +8,16 @@ import asyncio
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from services.cli.stack import Stack
 from shared.kube import ApiError, KubeClient
+from shared.kube.resources import resource_for
 from tests.e2e.e2e_cluster import BATCHJOB, POD, VCJOB, vcjob
+
+HYPERNODE = resource_for("topology.volcano.sh/v1alpha1", "HyperNode")
 
 KUBECTL = shutil.which("kubectl")
 INVALID_JOBS = Path(__file__).parents[1] / "data" / "upstream" / "volcano" / "invalid_jobs"
@@ -86,6 +90,50 @@ async def test_a_queue_labelled_job_is_stored_suspended_before_any_pod(
     await asyncio.sleep(2)  # time for a controller that would (wrongly) start it
     pods, _ = await kube.list_all(POD, namespace=namespace)
     assert pods == [], "no pod before its Workload is admitted (its LocalQueue does not exist)"
+
+
+async def test_a_volcano_pod_with_a_bad_disruption_budget_is_refused(
+    kube: KubeClient, namespace: str
+) -> None:
+    pod: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "budgeted",
+            "namespace": namespace,
+            "annotations": {"volcano.sh/jdb-min-available": "100%"},
+        },
+        "spec": {"schedulerName": "volcano", "containers": [{"name": "c", "image": "busybox"}]},
+    }
+    with pytest.raises(ApiError) as refused:
+        await kube.create(POD, pod)
+    assert refused.value.status == 400
+    assert refused.value.message == (
+        'admission webhook "validatepod.volcano.sh" denied the request: invalid value <"100%"> '
+        "for volcano.sh/jdb-min-available, it must be a valid percentage which between 1% ~ 99%"
+    )
+    pod["metadata"]["annotations"]["volcano.sh/jdb-min-available"] = "50%"
+    created = await kube.create(POD, pod)
+    assert created["spec"].get("nodeSelector") is None, "the default configuration mutates nothing"
+
+
+async def test_a_hypernode_is_refused_by_volcanos_admission_policy(kube: KubeClient) -> None:
+    """The policy deploy/ installs, evaluated by kube-apiserver; kubesim plays its rules."""
+    hyper_node = {
+        "apiVersion": "topology.volcano.sh/v1alpha1",
+        "kind": "HyperNode",
+        "metadata": {"name": "refused-rack"},
+        "spec": {"tier": 1, "members": [{"type": "Node",
+                                         "selector": {"regexMatch": {"pattern": "rack-(a"}}}]},
+    }  # fmt: skip
+    with pytest.raises(ApiError) as refused:
+        await kube.create(HYPERNODE, hyper_node)
+    assert refused.value.status == 422
+    assert refused.value.message == (
+        'hypernodes.topology.volcano.sh "refused-rack" is forbidden: ValidatingAdmissionPolicy '
+        "'hypernode-validation-policy' with binding 'hypernode-validation-policy-binding' denied "
+        "request: member regexMatch pattern is invalid: unmatched parentheses"
+    )
 
 
 @pytest.mark.control_plane("real", reason="kubesim calls the webhook's core in-process")

@@ -511,6 +511,7 @@ class RealControlPlane:
         )
         await self._wait_established([c["metadata"]["name"] for c in crds])
         await self.apply(_documents(DEPLOY / "kustomize" / "base" / "default-queue.yaml"))
+        await self.apply(_documents(DEPLOY / "kustomize" / "base" / "hypernode-policy.yaml"))
         await self.apply(self.node_manifests(), concurrency=16)
         # Last: with failurePolicy Fail, what they match is refused until the webhook runs.
         await self.apply(webhook_configurations(webhook))

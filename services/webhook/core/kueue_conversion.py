@@ -1,8 +1,9 @@
 """Kueue's CRD conversion webhook (``/convert``): v1beta1 ⇄ v1beta2 of every Kueue kind.
 
 Kueue's rules (kubernetes-sigs/kueue ``apis/kueue/v1beta1/*_conversion.go`` and the generated
-conversions): renamed fields are moved, deprecated enum values get their new names, fields the
-other version lacks are dropped. Kinds without rules differ in ``apiVersion`` only. A
+conversions): renamed fields are moved, deprecated enum values get their new names, a Workload's
+topology assignments change encoding (``kueue_topology_assignment``), fields the other version
+lacks are dropped. Kinds without rules differ in ``apiVersion`` only. A
 ConversionReview (apiextensions.k8s.io/v1) converts each of its objects to the desired version.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from typing import Any
+
+from services.webhook.core import kueue_topology_assignment
 
 Obj = dict[str, Any]
 Rule = Callable[[Obj], None]
@@ -73,6 +76,13 @@ def _local_queue_down(obj: Obj) -> None:
     _rename(_section(obj, "status"), "flavorsUsage", "flavorUsage")
 
 
+def _convert_topology_assignments(obj: Obj, convert: Callable[[Obj], Obj]) -> None:
+    admission = _section(_section(obj, "status"), "admission")
+    for assignment in admission.get("podSetAssignments") or ():
+        if isinstance(assignment, dict) and isinstance(assignment.get("topologyAssignment"), dict):
+            assignment["topologyAssignment"] = convert(assignment["topologyAssignment"])
+
+
 def _workload_up(obj: Obj) -> None:
     spec = _section(obj, "spec")
     source = spec.pop("priorityClassSource", None)
@@ -85,6 +95,7 @@ def _workload_up(obj: Obj) -> None:
         "accumulatedPastExexcutionTimeSeconds",
         "accumulatedPastExecutionTimeSeconds",
     )
+    _convert_topology_assignments(obj, kueue_topology_assignment.to_v1beta2)
 
 
 def _workload_down(obj: Obj) -> None:
@@ -102,6 +113,7 @@ def _workload_down(obj: Obj) -> None:
     status = _section(obj, "status")
     status.pop("preemptionGates", None)
     _rename(status, "accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds")
+    _convert_topology_assignments(obj, kueue_topology_assignment.to_v1beta1)
 
 
 # (group, kind, from version, to version) → the rule, applied to a copy.

@@ -4,7 +4,8 @@ its response out, as kube-apiserver sends and reads them.
 A body that is not a review raises ``ReviewError`` (the server answers 400). A review the path's
 webhook cannot judge (another resource, an object that is not an object) is answered
 ``allowed: false`` with the reason, as upstream's webhooks answer a decode error. A mutation is
-a base64 JSON Patch with ``patchType: JSONPatch``; validation warnings go in ``warnings``.
+a base64 JSON Patch with ``patchType: JSONPatch`` (derived from the mutated copy, or the
+webhook's own operations); validation warnings go in ``warnings``.
 """
 
 from __future__ import annotations
@@ -120,21 +121,26 @@ def _answer(webhook: Webhook, request: Obj, cluster: ClusterView) -> Obj:
         return _denied(uid, f"webhook {webhook.name} cannot read the object: {error!r}")
 
 
+def _patched(uid: str, patch: list[Obj]) -> Obj:
+    response: Obj = {"uid": uid, "allowed": True}
+    if patch:
+        response["patchType"] = "JSONPatch"
+        response["patch"] = base64.b64encode(json.dumps(patch).encode()).decode()
+    return response
+
+
 def _judge(
     webhook: Webhook, operation: str, subject: Obj, old: Obj | None, cluster: ClusterView, uid: str
 ) -> Obj:
+    if webhook.patch is not None:
+        return _patched(uid, webhook.patch(subject, cluster))
     if webhook.mutate is not None:
         mutated = copy.deepcopy(subject)
         webhook.mutate(mutated, cluster)
-        patch = jsonpatch.diff(subject, mutated)
-        response: Obj = {"uid": uid, "allowed": True}
-        if patch:
-            response["patchType"] = "JSONPatch"
-            response["patch"] = base64.b64encode(json.dumps(patch).encode()).decode()
-        return response
+        return _patched(uid, jsonpatch.diff(subject, mutated))
     assert webhook.validate is not None
     verdict = webhook.validate(operation, subject, old, cluster)
-    response = {"uid": uid, "allowed": True}
+    response: Obj = {"uid": uid, "allowed": True}
     if verdict.message:
         response = _denied(uid, verdict.message)
         response["status"].update(webhook.denial)

@@ -7,7 +7,6 @@ prints them, since the webhook writes ``err.Error()`` into its message.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,9 +41,27 @@ def go_list(items: Sequence[object]) -> str:
     return "[" + " ".join(str(i) for i in items) + "]"
 
 
+_C_ESCAPES = {"\a": "a", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t", "\v": "v"}
+
+
+def _quoted_char(char: str) -> str:
+    code = ord(char)
+    if char in '"\\':
+        return "\\" + char
+    if char in _C_ESCAPES:
+        return "\\" + _C_ESCAPES[char]
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    if not char.isprintable():
+        return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return char
+
+
 def go_quote(value: object) -> str:
-    """A value as ``field.Invalid`` shows it (``%q`` for strings)."""
-    return json.dumps(value) if isinstance(value, str) else str(value)
+    """A value as ``field.Invalid`` shows it: ``%q`` (``strconv.Quote``) for strings."""
+    if not isinstance(value, str):
+        return str(value)
+    return '"' + "".join(_quoted_char(c) for c in value) + '"'
 
 
 def multierror(errors: list[str]) -> str:

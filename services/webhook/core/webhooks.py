@@ -21,6 +21,8 @@ from services.webhook.core import (
     pytorchjob,
     volcano_job,
     volcano_mutation,
+    volcano_pod_mutation,
+    volcano_pod_validation,
     volcano_podgroup,
     volcano_queue,
 )
@@ -41,6 +43,9 @@ class Verdict:
 Validate = Callable[[str, Obj, "Obj | None", ClusterView], Verdict]
 # Mutates the object in place.
 Mutate = Callable[[Obj, ClusterView], None]
+# Upstream's hand-built JSON Patch for the object, as it answers it (no copy, no diff: the pod
+# webhook sees every pod created).
+Patch = Callable[[Obj, ClusterView], list[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class Webhook:
     rule: Rule
     mutate: Mutate | None = None
     validate: Validate | None = None
+    patch: Patch | None = None
     failure_policy: str = "Fail"
     side_effects: str = "None"
     match_policy: str = "Equivalent"
@@ -73,7 +79,7 @@ class Webhook:
 
     @property
     def mutating(self) -> bool:
-        return self.mutate is not None
+        return self.mutate is not None or self.patch is not None
 
     @property
     def denial(self) -> Obj:
@@ -111,6 +117,10 @@ def _volcano_podgroup(operation: str, new: Obj, old: Obj | None, cluster: Cluste
 
 def _volcano_queue(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
     return Verdict(volcano_queue.admit_queue(operation, new, old, cluster))
+
+
+def _volcano_pod(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(volcano_pod_validation.validate_pod(new))
 
 
 def _pytorchjob(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
@@ -183,6 +193,20 @@ WEBHOOKS: tuple[Webhook, ...] = (
         Rule("scheduling.volcano.sh", "v1beta1", "podgroups", _CREATE),
         validate=_volcano_podgroup,
         reads=frozenset({"queues"}),
+    ),
+    _volcano(
+        "mutatepod.volcano.sh",
+        "/volcano/pods/mutate",
+        Rule("", "v1", "pods", _CREATE),
+        patch=volcano_pod_mutation.PodMutation(volcano_pod_mutation.DEFAULT_CONFIGURATION),
+        wrong_operation="expect operation to be 'CREATE' ",
+    ),
+    _volcano(
+        volcano_pod_validation.WEBHOOK,
+        "/volcano/pods/validate",
+        Rule("", "v1", "pods", _CREATE),
+        validate=_volcano_pod,
+        wrong_operation="expect operation to be 'CREATE'",
     ),
     Webhook(
         pytorchjob.WEBHOOK,

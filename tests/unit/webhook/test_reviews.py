@@ -163,7 +163,9 @@ def test_every_path_is_unique_and_matching_follows_the_rules() -> None:
     assert len({w.path for w in WEBHOOKS}) == len(WEBHOOKS)
     names = [w.name for w in matching("batch", "v1", "jobs", "CREATE", mutating=True)]
     assert names == ["mjob.kb.io"]
-    assert matching("", "v1", "pods", "CREATE", mutating=False) == ()
+    pods = [w.name for w in matching("", "v1", "pods", "CREATE", mutating=False)]
+    assert pods == ["validatepod.volcano.sh"]
+    assert matching("", "v1", "pods", "UPDATE", mutating=False) == ()
 
 
 def cluster_queue(version: str, spec: Obj) -> Obj:
