@@ -60,6 +60,8 @@ class StackConfig:
     # Shoal's runs only the Jobs whose spec.managedBy names it.
     builtin_job_controller: bool = False
     kube_scheduler: bool = True  # the real control plane's, for pods Shoal does not schedule
+    # Shoal's optional webhooks, registered on either control plane (webhooks.OPTIONAL).
+    optional_webhooks: tuple[str, ...] = ()
     profile_dir: Path | None = None  # sample each process's stacks (services.cli.bench.sampling)
 
 
@@ -183,6 +185,7 @@ class Stack:
                 etcd_fsync=config.etcd_fsync,
                 builtin_job_controller=config.builtin_job_controller,
                 kube_scheduler=config.kube_scheduler,
+                optional_webhooks=config.optional_webhooks,
                 preexec=config.preexec,
             )
         )
@@ -220,6 +223,11 @@ class Stack:
                 else []
             ),
             *self.config.kubesim_args,
+            *(
+                ["--optional-webhooks", ",".join(self.config.optional_webhooks)]
+                if self.config.optional_webhooks
+                else []
+            ),
             profile="kubesim",
         )
         self.kubesim = Process(

@@ -123,6 +123,7 @@ class KubeSim:
         self._seed()
         # After the seed: the default Queue is Volcano's install, not a user's create.
         self.store.webhooks.validating = config.webhooks
+        self.store.webhooks.optional = config.optional_webhooks
         handler = ApiHandler(self.store, self.faults, Discovery(self.registry), config.watch)
 
         async def dispatch(request: Request) -> Response:

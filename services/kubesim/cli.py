@@ -65,6 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not run Volcano's and the training operator's validating webhooks",
     )
+    parser.add_argument(
+        "--optional-webhooks",
+        default="",
+        metavar="NAMES",
+        help="register these optional webhooks too, comma-separated (mutatepod.volcano.sh, "
+        "validatepod.volcano.sh: Volcano's pod webhooks, off in Volcano's chart)",
+    )
 
 
 def _parse_taint(text: str) -> dict[str, str]:
@@ -125,10 +132,22 @@ def build_config(args: argparse.Namespace) -> Any:
         strict_namespaces=not args.allow_missing_namespaces,
         default_queue=not args.no_default_queue,
         webhooks=not args.no_webhooks,
+        optional_webhooks=_optional_webhooks(args.optional_webhooks),
         data_dir=args.data_dir,
         journal_repair=args.repair,
     )
     return dataclasses.replace(config, **fields)
+
+
+def _optional_webhooks(names: str) -> frozenset[str]:
+    from services.webhook.core.webhooks import registered
+
+    chosen = frozenset(n.strip() for n in names.split(",") if n.strip())
+    try:
+        registered(chosen)
+    except ValueError as exc:
+        raise UserError(f"--optional-webhooks: {exc}") from exc
+    return chosen
 
 
 def run(args: argparse.Namespace) -> int:

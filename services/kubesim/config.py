@@ -64,6 +64,8 @@ class SimConfig:
     default_queue: bool = True
     # Run the validating webhooks (services.webhook.core, called by services/kubesim/admission).
     webhooks: bool = True
+    # The optional webhooks registered too (services.webhook.core.webhooks.OPTIONAL).
+    optional_webhooks: frozenset[str] = frozenset()
     # Where to write a kubeconfig for kubectl / kubernetes_asyncio (a temp file when None).
     kubeconfig_out: Path | None = None
     # Keep the objects here across restarts (services/kubesim/journal.py); None: in memory only.

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from services.cli.stack import Stack
+from services.cli.stack import Stack, StackConfig
+from services.webhook.core.webhooks import OPTIONAL
 from shared.kube import ApiError, KubeClient
 from shared.kube.resources import resource_for
 from tests.e2e.e2e_cluster import BATCHJOB, POD, VCJOB, vcjob
@@ -26,6 +27,14 @@ pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed"),
 ]
+
+
+@pytest.fixture(scope="module")
+def stack_config(tmp_path_factory: pytest.TempPathFactory) -> StackConfig:
+    """With the optional webhooks (Volcano's pod webhooks) registered too."""
+    return StackConfig(
+        workdir=tmp_path_factory.mktemp("stack"), nodes=4, node_cpu="8", optional_webhooks=OPTIONAL
+    )
 
 
 async def kubectl_fails(stack: Stack, *args: str) -> str:

@@ -106,6 +106,8 @@ class RealConfig:
     kube_scheduler: bool = True
     kube_scheduler_qps: int | None = None
     kafka: bool = True  # off for a control plane with no Shoal on it (an upstream peer's run)
+    # Shoal's optional webhooks to register too (services.webhook.core.webhooks.OPTIONAL).
+    optional_webhooks: tuple[str, ...] = ()
 
 
 @dataclass
@@ -514,7 +516,7 @@ class RealControlPlane:
         await self.apply(_documents(DEPLOY / "kustomize" / "base" / "hypernode-policy.yaml"))
         await self.apply(self.node_manifests(), concurrency=16)
         # Last: with failurePolicy Fail, what they match is refused until the webhook runs.
-        await self.apply(webhook_configurations(webhook))
+        await self.apply(webhook_configurations(webhook, optional=self.config.optional_webhooks))
 
     async def _wait_established(self, names: list[str], timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout

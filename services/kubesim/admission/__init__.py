@@ -82,10 +82,13 @@ class Webhooks:
         *,
         uid: Callable[[], str],
         validating: bool = True,
+        optional: frozenset[str] = frozenset(),
     ) -> None:
         self._view = view
         self._uid = uid
         self.validating = validating
+        # The optional webhooks registered (services.webhook.core.webhooks.OPTIONAL).
+        self.optional = optional
 
     def _review(
         self,
@@ -117,7 +120,15 @@ class Webhooks:
 
     def mutate(self, operation: str, rtype: ResourceType, obj: Obj) -> Obj:
         """``obj`` after the mutating webhooks' patches."""
-        for webhook in matching(rtype.group, rtype.version, rtype.plural, operation, mutating=True):
+        hooks = matching(
+            rtype.group,
+            rtype.version,
+            rtype.plural,
+            operation,
+            mutating=True,
+            optional=self.optional,
+        )
+        for webhook in hooks:
             if not self._applies(webhook, obj):
                 continue
             response = self._review(webhook, operation, rtype, obj, None)
@@ -147,7 +158,14 @@ class Webhooks:
                     binding,
                     message,
                 )
-        hooks = matching(rtype.group, rtype.version, rtype.plural, operation, mutating=False)
+        hooks = matching(
+            rtype.group,
+            rtype.version,
+            rtype.plural,
+            operation,
+            mutating=False,
+            optional=self.optional,
+        )
         for webhook in hooks:
             if not self._applies(webhook, new):
                 continue

@@ -9,10 +9,11 @@ certificate. deploy/ ships these objects as rendered here (a test keeps them equ
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from services.webhook.core.webhooks import CONVERSION_PATH, WEBHOOKS, Webhook
+from services.webhook.core.webhooks import CONVERSION_PATH, Webhook, registered
 
 Obj = dict[str, Any]
 MUTATING_CONFIGURATION = "shoal-mutating-webhook-configuration"
@@ -89,8 +90,12 @@ def _webhook(webhook: Webhook, client: ClientConfig, ca_bundle: str) -> Obj:
     return out
 
 
-def webhook_configurations(client: ClientConfig, ca_bundle: str = "") -> list[Obj]:
-    """The MutatingWebhookConfiguration and the ValidatingWebhookConfiguration."""
+def webhook_configurations(
+    client: ClientConfig, ca_bundle: str = "", *, optional: Collection[str] = ()
+) -> list[Obj]:
+    """The MutatingWebhookConfiguration and the ValidatingWebhookConfiguration, with the
+    ``optional`` webhooks named (``webhooks.OPTIONAL``) after the others."""
+    webhooks = registered(optional)
     out = []
     for kind, name, mutating in (
         ("MutatingWebhookConfiguration", MUTATING_CONFIGURATION, True),
@@ -102,7 +107,7 @@ def webhook_configurations(client: ClientConfig, ca_bundle: str = "") -> list[Ob
                 "kind": kind,
                 "metadata": {"name": name, "labels": {"app.kubernetes.io/name": "shoal"}},
                 "webhooks": [
-                    _webhook(w, client, ca_bundle) for w in WEBHOOKS if w.mutating == mutating
+                    _webhook(w, client, ca_bundle) for w in webhooks if w.mutating == mutating
                 ],
             }
         )

@@ -11,7 +11,7 @@ and the training operator both serve ``/validate-kubeflow-org-v1-pytorchjob``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,10 @@ class Webhook:
     skip_system_namespaces: bool = False
     # Upstream's answer to an operation it is not registered for ({operation} filled in).
     wrong_operation: str = ""
+    # Registered only when asked for by name (``OPTIONAL``): upstream's installs leave it off
+    # (Volcano's chart's ``enabled_admissions`` does not list /pods/mutate nor /pods/validate),
+    # and with failurePolicy Fail a webhook on every pod is one more thing every pod waits on.
+    optional: bool = False
 
     @property
     def mutating(self) -> bool:
@@ -194,20 +198,6 @@ WEBHOOKS: tuple[Webhook, ...] = (
         validate=_volcano_podgroup,
         reads=frozenset({"queues"}),
     ),
-    _volcano(
-        "mutatepod.volcano.sh",
-        "/volcano/pods/mutate",
-        Rule("", "v1", "pods", _CREATE),
-        patch=volcano_pod_mutation.PodMutation(volcano_pod_mutation.DEFAULT_CONFIGURATION),
-        wrong_operation="expect operation to be 'CREATE' ",
-    ),
-    _volcano(
-        volcano_pod_validation.WEBHOOK,
-        "/volcano/pods/validate",
-        Rule("", "v1", "pods", _CREATE),
-        validate=_volcano_pod,
-        wrong_operation="expect operation to be 'CREATE'",
-    ),
     Webhook(
         pytorchjob.WEBHOOK,
         "/training-operator/validate-kubeflow-org-v1-pytorchjob",
@@ -249,19 +239,56 @@ WEBHOOKS: tuple[Webhook, ...] = (
         reads=frozenset({"localqueues"}),
         skip_system_namespaces=True,
     ),
+    # Optional ones last: a deployment that turns them on appends them (kustomize, Helm).
+    _volcano(
+        "mutatepod.volcano.sh",
+        "/volcano/pods/mutate",
+        Rule("", "v1", "pods", _CREATE),
+        patch=volcano_pod_mutation.PodMutation(volcano_pod_mutation.DEFAULT_CONFIGURATION),
+        wrong_operation="expect operation to be 'CREATE' ",
+        optional=True,
+    ),
+    _volcano(
+        volcano_pod_validation.WEBHOOK,
+        "/volcano/pods/validate",
+        Rule("", "v1", "pods", _CREATE),
+        validate=_volcano_pod,
+        wrong_operation="expect operation to be 'CREATE'",
+        optional=True,
+    ),
 )
 BY_PATH: dict[str, Webhook] = {w.path: w for w in WEBHOOKS}
 CONVERSION_PATH = "/kueue/convert"
 
 
+OPTIONAL: tuple[str, ...] = tuple(w.name for w in WEBHOOKS if w.optional)
+
+
+def registered(optional: Collection[str] = ()) -> tuple[Webhook, ...]:
+    """The webhooks a deployment registers: every one not optional, and the optional ones it
+    names; an unknown name is a ValueError."""
+    unknown = set(optional) - set(OPTIONAL)
+    if unknown:
+        raise ValueError(
+            f"no optional webhook {', '.join(sorted(unknown))}; there are: {', '.join(OPTIONAL)}"
+        )
+    return tuple(w for w in WEBHOOKS if not w.optional or w.name in optional)
+
+
 @functools.cache
 def matching(
-    group: str, version: str, resource: str, operation: str, *, mutating: bool
+    group: str,
+    version: str,
+    resource: str,
+    operation: str,
+    *,
+    mutating: bool,
+    optional: frozenset[str] = frozenset(),
 ) -> tuple[Webhook, ...]:
     """The webhooks the API server calls for a request, in registration order (cached: every
     write kubesim serves asks, most of them for none)."""
     return tuple(
         w
-        for w in WEBHOOKS
+        for w in registered(optional)
         if w.mutating == mutating and w.matches(group, version, resource, operation)
     )

@@ -23,6 +23,7 @@ from services.webhook.core.configurations import (
     crd_conversion,
     webhook_configurations,
 )
+from services.webhook.core.webhooks import OPTIONAL
 from services.webhook.service import WebhookSettings
 from shared.config import env_name
 from tests.unit.deploy.test_manifests import (
@@ -126,6 +127,32 @@ def test_the_configurations_are_what_the_webhook_renders(base: list[Obj]) -> Non
     names = (SETTINGS.mutating_configurations, SETTINGS.validating_configurations)
     assert names == ((MUTATING_CONFIGURATION,), (VALIDATING_CONFIGURATION,))
     assert SETTINGS.crds == KUEUE_CRDS
+
+
+def test_the_pod_webhooks_are_registered_only_with_their_component(tmp_path: Path) -> None:
+    """Volcano's chart leaves /pods/mutate and /pods/validate out of enabled_admissions; Shoal
+    registers them (last, in code order) only with the volcano-pod-webhooks component."""
+    with_pods = _kustomize_with(tmp_path, "volcano-pod-webhooks")
+    client = ClientConfig(service=SETTINGS.service, namespace=NAMESPACE)
+    for obj in webhook_configurations(client, optional=OPTIONAL):
+        assert _find(with_pods, obj["kind"], obj["metadata"]["name"]) == obj
+    assert set(OPTIONAL) == {"mutatepod.volcano.sh", "validatepod.volcano.sh"}
+
+
+def test_helm_registers_the_pod_webhooks_only_with_the_value() -> None:
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    assert values["webhook"]["volcanoPodWebhooks"] is False
+    client = ClientConfig(service=SETTINGS.service, namespace=NAMESPACE)
+    for optional, chosen in (((), False), (OPTIONAL, True)):
+        values["webhook"]["volcanoPodWebhooks"] = chosen
+        rendered = _helm_objects(values)
+        for obj in webhook_configurations(client, optional=optional):
+            assert _find(rendered, obj["kind"], obj["metadata"]["name"]) == obj
+
+
+def test_an_unknown_optional_webhook_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"no optional webhook mutatejob\.volcano\.sh; there are"):
+        webhook_configurations(ClientConfig(), optional=["mutatejob.volcano.sh"])
 
 
 def _grants(role: Obj) -> set[tuple[str, str, str, str]]:

@@ -14,7 +14,7 @@ from services.webhook.core.configurations import (
     crd_conversion,
     webhook_configurations,
 )
-from services.webhook.core.webhooks import WEBHOOKS
+from services.webhook.core.webhooks import OPTIONAL, WEBHOOKS
 
 NOW = datetime.datetime(2026, 11, 28, tzinfo=datetime.UTC)
 NAMES = service_names("shoal-webhook", "shoal-system")
@@ -60,7 +60,11 @@ def test_the_secret_data_round_trips_and_garbage_is_none() -> None:
 def test_configurations_register_every_webhook_with_upstreams_policies() -> None:
     mutating, validating = webhook_configurations(ClientConfig(), "Q0E=")
     hooks = {w["name"]: w for w in [*mutating["webhooks"], *validating["webhooks"]]}
-    assert sorted(hooks) == sorted(w.name for w in WEBHOOKS)
+    assert sorted(hooks) == sorted(w.name for w in WEBHOOKS if not w.optional)
+    mutating, validating = webhook_configurations(ClientConfig(), "Q0E=", optional=OPTIONAL)
+    every = [w["name"] for w in [*mutating["webhooks"], *validating["webhooks"]]]
+    assert sorted(every) == sorted(w.name for w in WEBHOOKS)
+    assert {every[-1], mutating["webhooks"][-1]["name"]} == set(OPTIONAL)  # last in each
     job = hooks["validatejob.volcano.sh"]
     assert job["clientConfig"] == {
         "service": {"name": "shoal-webhook", "namespace": "shoal-system",

@@ -17,7 +17,7 @@ from services.webhook.core.review import (
     review_admission,
     review_conversion,
 )
-from services.webhook.core.webhooks import BY_PATH, WEBHOOKS, matching
+from services.webhook.core.webhooks import BY_PATH, OPTIONAL, WEBHOOKS, matching
 from tests.unit.webhook.reviews import review
 
 Obj = dict[str, Any]
@@ -163,9 +163,11 @@ def test_every_path_is_unique_and_matching_follows_the_rules() -> None:
     assert len({w.path for w in WEBHOOKS}) == len(WEBHOOKS)
     names = [w.name for w in matching("batch", "v1", "jobs", "CREATE", mutating=True)]
     assert names == ["mjob.kb.io"]
-    pods = [w.name for w in matching("", "v1", "pods", "CREATE", mutating=False)]
+    assert matching("", "v1", "pods", "CREATE", mutating=False) == ()  # optional: not asked for
+    chosen = frozenset(OPTIONAL)
+    pods = [w.name for w in matching("", "v1", "pods", "CREATE", mutating=False, optional=chosen)]
     assert pods == ["validatepod.volcano.sh"]
-    assert matching("", "v1", "pods", "UPDATE", mutating=False) == ()
+    assert matching("", "v1", "pods", "UPDATE", mutating=False, optional=chosen) == ()
 
 
 def cluster_queue(version: str, spec: Obj) -> Obj:
