@@ -68,9 +68,10 @@ def build_admission_review(
     obj: Obj | None,
     old: Obj | None,
     dry_run: bool = False,
+    subresource: str = "",
 ) -> Obj:
     """The AdmissionReview kube-apiserver sends for a write (kind and resource as group,
-    version, kind/resource)."""
+    version, kind/resource; ``subresource`` for a write of one, such as ``status``)."""
     group, version, kind_name = kind
     r_group, r_version, r_resource = resource
     request: Obj = {
@@ -88,6 +89,8 @@ def build_admission_review(
     }
     if namespace:
         request["namespace"] = namespace
+    if subresource:
+        request["subResource"] = request["requestSubResource"] = subresource
     return {"apiVersion": ADMISSION_VERSION, "kind": "AdmissionReview", "request": request}
 
 
@@ -99,7 +102,12 @@ def _answer(webhook: Webhook, request: Obj, cluster: ClusterView) -> Obj:
     uid = request["uid"]
     operation = str(request.get("operation") or "")
     group, version, resource = _resource(request)
-    if not webhook.serves(group, version, resource):
+    subresource = str(request.get("subResource") or "")
+    if subresource:
+        resource = f"{resource}/{subresource}"
+    if resource not in webhook.rule.resources or not webhook.serves(
+        group, version, resource.partition("/")[0]
+    ):
         return _denied(
             uid,
             f"webhook {webhook.name} does not serve {group or 'core'}/{version}, "

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.webhook.core import (
+    kueue_clusterqueue,
+    kueue_cohort,
     kueue_jobs,
     kueue_resourceflavor,
+    kueue_workload,
     pytorchjob,
     volcano_job,
     volcano_mutation,
@@ -49,6 +52,12 @@ class Rule:
     version: str
     resource: str
     operations: tuple[str, ...]
+    # Subresources the rule covers besides the resource (``workloads/status``).
+    subresources: tuple[str, ...] = ()
+
+    @property
+    def resources(self) -> list[str]:
+        return [self.resource, *(f"{self.resource}/{s}" for s in self.subresources)]
 
 
 @dataclass(frozen=True)
@@ -91,8 +100,14 @@ class Webhook:
             resource,
         )
 
-    def matches(self, group: str, version: str, resource: str, operation: str) -> bool:
-        return self.serves(group, version, resource) and operation in self.rule.operations
+    def matches(
+        self, group: str, version: str, resource: str, operation: str, subresource: str = ""
+    ) -> bool:
+        return (
+            self.serves(group, version, resource)
+            and operation in self.rule.operations
+            and (not subresource or subresource in self.rule.subresources)
+        )
 
 
 def _volcano_job(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
@@ -122,6 +137,18 @@ def _pytorchjob(operation: str, new: Obj, old: Obj | None, cluster: ClusterView)
 
 def _resource_flavor(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
     return Verdict(kueue_resourceflavor.admit_resource_flavor(new))
+
+
+def _workload(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_workload.admit_workload(operation, new, old))
+
+
+def _cluster_queue(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_clusterqueue.admit_cluster_queue(operation, new, old))
+
+
+def _cohort(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_cohort.admit_cohort(new))
 
 
 VOLCANO, KUEUE, TRAINING_OPERATOR = "volcano", "kueue", "training-operator"
@@ -225,6 +252,34 @@ WEBHOOKS: tuple[Webhook, ...] = (
         reads=frozenset({"localqueues"}),
         skip_system_namespaces=True,
     ),
+    Webhook(
+        kueue_workload.MUTATING,
+        "/kueue/mutate-kueue-x-k8s-io-v1beta2-workload",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "workloads", _CREATE),
+        mutate=kueue_workload.default_workload,
+    ),
+    Webhook(
+        kueue_workload.VALIDATING,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-workload",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "workloads", _CREATE_UPDATE, ("status",)),
+        validate=_workload,
+    ),
+    Webhook(
+        kueue_clusterqueue.WEBHOOK,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-clusterqueue",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "clusterqueues", _CREATE_UPDATE),
+        validate=_cluster_queue,
+    ),
+    Webhook(
+        kueue_cohort.WEBHOOK,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-cohort",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "cohorts", _CREATE_UPDATE),
+        validate=_cohort,
+    ),
 )
 BY_PATH: dict[str, Webhook] = {w.path: w for w in WEBHOOKS}
 CONVERSION_PATH = "/kueue/convert"
@@ -232,12 +287,18 @@ CONVERSION_PATH = "/kueue/convert"
 
 @functools.cache
 def matching(
-    group: str, version: str, resource: str, operation: str, *, mutating: bool
+    group: str,
+    version: str,
+    resource: str,
+    operation: str,
+    *,
+    mutating: bool,
+    subresource: str = "",
 ) -> tuple[Webhook, ...]:
-    """The webhooks the API server calls for a request, in registration order (cached: every
-    write kubesim serves asks, most of them for none)."""
+    """The webhooks the API server calls for a request (of ``subresource``, when set), in
+    registration order (cached: every write kubesim serves asks, most of them for none)."""
     return tuple(
         w
         for w in WEBHOOKS
-        if w.mutating == mutating and w.matches(group, version, resource, operation)
+        if w.mutating == mutating and w.matches(group, version, resource, operation, subresource)
     )
