@@ -116,9 +116,9 @@ def _preemption_json(preemption: Obj) -> Obj:
     if preemption.get("reclaimWithinCohort"):
         out["reclaimWithinCohort"] = preemption["reclaimWithinCohort"]
     if (borrow := preemption.get("borrowWithinCohort")) is not None:
-        inner = {
-            k: borrow[k] for k in ("policy", "maxPriorityThreshold") if borrow.get(k) is not None
-        }
+        inner: Obj = {"policy": borrow["policy"]} if borrow.get("policy") else {}
+        if borrow.get("maxPriorityThreshold") is not None:
+            inner["maxPriorityThreshold"] = borrow["maxPriorityThreshold"]
         out["borrowWithinCohort"] = inner
     if preemption.get("withinClusterQueue"):
         out["withinClusterQueue"] = preemption["withinClusterQueue"]

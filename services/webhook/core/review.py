@@ -103,15 +103,13 @@ def _answer(webhook: Webhook, request: Obj, cluster: ClusterView) -> Obj:
     operation = str(request.get("operation") or "")
     group, version, resource = _resource(request)
     subresource = str(request.get("subResource") or "")
-    if subresource:
-        resource = f"{resource}/{subresource}"
-    if resource not in webhook.rule.resources or not webhook.serves(
-        group, version, resource.partition("/")[0]
+    if not webhook.serves(group, version, resource) or (
+        subresource and subresource not in webhook.rule.subresources
     ):
+        named = f"{resource}/{subresource}" if subresource else resource
         return _denied(
             uid,
-            f"webhook {webhook.name} does not serve {group or 'core'}/{version}, "
-            f"Resource={resource}",
+            f"webhook {webhook.name} does not serve {group or 'core'}/{version}, Resource={named}",
         )
     if operation not in webhook.rule.operations:
         template = webhook.wrong_operation or "webhook {name} does not serve {operation}"

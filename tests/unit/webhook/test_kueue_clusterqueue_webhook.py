@@ -354,3 +354,14 @@ def test_the_answer_is_the_aggregate_of_the_errors() -> None:
         f'{Q0}.lendingLimit: Invalid value: "1": must be nil when cohort is empty, '
         f'{Q0}.lendingLimit: Invalid value: "1": must be less than or equal to the nominalQuota]'
     )
+
+
+def test_preemption_never_reclaiming_yet_borrowing_shows_the_policy_as_go_encodes_it() -> None:
+    borrow = {"maxPriorityThreshold": 10, "policy": "LowerPriority"}
+    preemption = {"withinClusterQueue": "Never", "reclaimWithinCohort": "Never",
+                  "borrowWithinCohort": borrow}  # fmt: skip
+    assert admit_cluster_queue("CREATE", cluster_queue(preemption=preemption), None) == (
+        'spec.preemption: Invalid value: {"reclaimWithinCohort":"Never","borrowWithinCohort":'
+        '{"policy":"LowerPriority","maxPriorityThreshold":10},"withinClusterQueue":"Never"}: '
+        "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never"
+    )
