@@ -283,6 +283,7 @@ class Store:
             causes = structural.validate(rtype, new)
             if causes:
                 raise apierrors.invalid(rtype.kind, rtype.group, name, causes)
+            self.webhooks("UPDATE", rtype, new, old, subresource="status")
         else:
             decode_defaults(rtype.api_version, rtype.kind, body)
             update_defaults(rtype.api_version, rtype.kind, body)

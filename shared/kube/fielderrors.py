@@ -54,9 +54,15 @@ def invalid_omitted(field: str, detail: str) -> Cause:
 
 
 def not_supported(field: str, value: Any, allowed: Iterable[str]) -> Cause:
+    """``field.NotSupported``: the supported values, when there are any."""
     choices = ", ".join(json.dumps(a) for a in allowed)
     body = f"Unsupported value: {go_value(value)}"
-    return (field, "FieldValueNotSupported", f"{body}: supported values: {choices}")
+    detail = f"supported values: {choices}" if choices else ""
+    return (field, "FieldValueNotSupported", _with_detail(body, detail))
+
+
+def not_found(field: str, value: Any) -> Cause:
+    return (field, "FieldValueNotFound", f"Not found: {go_value(value)}")
 
 
 def duplicate(field: str, value: Any) -> Cause:
@@ -71,6 +77,12 @@ def too_long(field: str, max_bytes: int) -> Cause:
 def too_many(field: str, actual: int, maximum: int) -> Cause:
     unit = "item" if maximum == 1 else "items"
     return (field, "FieldValueTooMany", f"Too many: {actual}: must have at most {maximum} {unit}")
+
+
+def error_text(cause: Cause) -> str:
+    """The error's ``Error()``: ``field: body``."""
+    field, _, body = cause
+    return f"{field}: {body}"
 
 
 def immutable(field: str, value: Any) -> Cause:
@@ -91,6 +103,14 @@ _SUBDOMAIN_MSG = (
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
+
+
+def dns1123_subdomain_errors(value: str) -> list[str]:
+    """apimachinery ``IsDNS1123Subdomain``."""
+    errors = ["must be no more than 253 characters"] if len(value) > 253 else []
+    if not _SUBDOMAIN.match(value):
+        errors.append(_SUBDOMAIN_MSG)
+    return errors
 
 
 def qualified_name_errors(value: str) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from services.cli.stack import Stack, StackConfig
 from services.webhook.core.webhooks import OPTIONAL
 from shared.kube import ApiError, KubeClient
-from shared.kube.resources import resource_for
+from shared.kube.resources import ResourceType, resource_for
 from tests.e2e.e2e_cluster import BATCHJOB, POD, VCJOB, vcjob
 
 HYPERNODE = resource_for("topology.volcano.sh/v1alpha1", "HyperNode")
@@ -23,6 +23,11 @@ HYPERNODE = resource_for("topology.volcano.sh/v1alpha1", "HyperNode")
 KUBECTL = shutil.which("kubectl")
 INVALID_JOBS = Path(__file__).parents[1] / "data" / "upstream" / "volcano" / "invalid_jobs"
 DENIED = 'admission webhook "validatejob.volcano.sh" denied the request: '
+KUEUE = "kueue.x-k8s.io"
+CLUSTER_QUEUE_V1BETA2 = ResourceType(
+    group=KUEUE, version="v1beta2", kind="ClusterQueue", plural="clusterqueues", namespaced=False
+)
+WORKLOAD_V1BETA2 = ResourceType(group=KUEUE, version="v1beta2", kind="Workload", plural="workloads")
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed"),
@@ -143,6 +148,68 @@ async def test_a_hypernode_is_refused_by_volcanos_admission_policy(kube: KubeCli
         "'hypernode-validation-policy' with binding 'hypernode-validation-policy-binding' denied "
         "request: member regexMatch pattern is invalid: unmatched parentheses"
     )
+
+
+async def test_kueues_invalid_cluster_queue_and_workload_update_are_refused_with_upstreams_message(
+    kube: KubeClient, namespace: str
+) -> None:
+    """Kueue's ``vclusterqueue.kb.io`` refuses a lending limit without a cohort (no CEL rule of
+    the CRD does), ``vworkload.kb.io`` an admission gate added after creation."""
+    name = f"{namespace}-lending"  # cluster-scoped: one per test
+    quota = {"name": "cpu", "nominalQuota": "1", "lendingLimit": "1"}
+    queue = {
+        "apiVersion": f"{KUEUE}/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": name},
+        "spec": {
+            "namespaceSelector": {},
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [{"name": "default", "resources": [quota]}],
+                }
+            ],
+        },
+    }
+    with pytest.raises(ApiError) as refused:
+        await kube.create(CLUSTER_QUEUE_V1BETA2, queue)
+    assert refused.value.status == 403, refused.value
+    assert (
+        'admission webhook "vclusterqueue.kb.io" denied the request: '
+        "spec.resourceGroups[0].flavors[0].resources[0].lendingLimit: "
+        'Invalid value: "1": must be nil when cohort is empty'
+    ) in refused.value.message
+    with pytest.raises(ApiError) as missing:
+        await kube.get(CLUSTER_QUEUE_V1BETA2, name)
+    assert missing.value.status == 404, "a refused ClusterQueue is not stored"
+
+    container = {"name": "main", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
+    workload = {
+        "apiVersion": f"{KUEUE}/v1beta2",
+        "kind": "Workload",
+        "metadata": {"name": "gated", "namespace": namespace},
+        "spec": {
+            "podSets": [
+                {
+                    "name": "main",
+                    "count": 1,
+                    "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+                }
+            ]
+        },
+    }
+    await kube.create(WORKLOAD_V1BETA2, workload, namespace=namespace)
+    gate = {"metadata": {"annotations": {f"{KUEUE}/admission-gated-by": "example.com/gate"}}}
+    with pytest.raises(ApiError) as forbidden:
+        await kube.patch(WORKLOAD_V1BETA2, "gated", gate, namespace=namespace)
+    assert forbidden.value.status == 403, forbidden.value
+    assert (
+        'admission webhook "vworkload.kb.io" denied the request: '
+        "metadata.annotations[kueue.x-k8s.io/admission-gated-by]: "
+        "Forbidden: cannot add admission gate after creation"
+    ) in forbidden.value.message
+    stored = await kube.get(WORKLOAD_V1BETA2, "gated", namespace)
+    assert f"{KUEUE}/admission-gated-by" not in (stored["metadata"].get("annotations") or {})
 
 
 @pytest.mark.control_plane("real", reason="kubesim calls the webhook's core in-process")

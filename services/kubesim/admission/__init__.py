@@ -97,6 +97,7 @@ class Webhooks:
         rtype: ResourceType,
         new: Obj | None,
         old: Obj | None,
+        subresource: str = "",
     ) -> Obj:
         meta = (new if new is not None else old or {}).get("metadata") or {}
         review = build_admission_review(
@@ -108,6 +109,7 @@ class Webhooks:
             namespace=str(meta.get("namespace") or ""),
             obj=new,
             old=old,
+            subresource=subresource,
         )
         response: Obj = review_admission(webhook, review, self._view())["response"]
         for text in response.get("warnings") or ():
@@ -141,12 +143,21 @@ class Webhooks:
                 ) from error
         return obj
 
-    def __call__(self, operation: str, rtype: ResourceType, new: Obj, old: Obj | None) -> None:
-        """Validating admission (for DELETE, ``new`` is the object deleted)."""
+    def __call__(
+        self,
+        operation: str,
+        rtype: ResourceType,
+        new: Obj,
+        old: Obj | None,
+        *,
+        subresource: str = "",
+    ) -> None:
+        """Validating admission (for DELETE, ``new`` is the object deleted; ``subresource``:
+        a write of one, judged by the webhooks whose rules name it)."""
         if not self.validating:
             return
         policy = POLICIES.get((rtype.group, rtype.plural))
-        if policy is not None and operation in ("CREATE", "UPDATE"):
+        if policy is not None and operation in ("CREATE", "UPDATE") and not subresource:
             policy_name, binding, validate = policy
             message = validate(new)
             if message:
@@ -164,6 +175,7 @@ class Webhooks:
             rtype.plural,
             operation,
             mutating=False,
+            subresource=subresource,
             optional=self.optional,
         )
         for webhook in hooks:
@@ -172,7 +184,7 @@ class Webhooks:
             if operation == "DELETE":
                 response = self._review(webhook, operation, rtype, None, new)
             else:
-                response = self._review(webhook, operation, rtype, new, old)
+                response = self._review(webhook, operation, rtype, new, old, subresource)
             self._raise_if_denied(webhook, rtype, new, response)
 
     @staticmethod

@@ -68,7 +68,7 @@ def _webhook(webhook: Webhook, client: ClientConfig, ca_bundle: str) -> Obj:
                 "apiGroups": [rule.group],
                 "apiVersions": [rule.version],
                 "operations": list(rule.operations),
-                "resources": [rule.resource],
+                "resources": rule.resources,
                 "scope": "*",
             }
         ],

@@ -11,35 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.webhook.core.kueue_common import validate_tolerations
 from shared.kube.fielderrors import (
+    Cause,
     aggregate,
     duplicate,
+    error_text,
     invalid,
     label_value_errors,
-    qualified_name_errors,
 )
+from shared.kube.metavalidation import validate_label_name, validate_labels
 
 Obj = dict[str, Any]
 WEBHOOK = "vresourceflavor.kb.io"
-
-
-def _message(cause: tuple[str, str, str]) -> str:
-    field, _, body = cause
-    return f"{field}: {body}"
-
-
-def _label_name(key: str, path: str) -> list[str]:
-    """``metav1validation.ValidateLabelName``."""
-    return [_message(invalid(path, key, msg)) for msg in qualified_name_errors(key)]
-
-
-def _labels(labels: Obj, path: str) -> list[str]:
-    """``metav1validation.ValidateLabels``."""
-    errors: list[str] = []
-    for key, value in labels.items():
-        errors += _label_name(key, path)
-        errors += [_message(invalid(path, value, msg)) for msg in label_value_errors(str(value))]
-    return errors
 
 
 def _taint_json(taint: Obj) -> Any:
@@ -53,43 +37,34 @@ def _taint_json(taint: Obj) -> Any:
     return out
 
 
-def _taints(taints: list[Obj], path: str) -> list[str]:
+def _taints(taints: list[Obj], path: str) -> list[Cause]:
     """``validateNodeTaints``."""
-    errors: list[str] = []
+    causes: list[Cause] = []
     seen: dict[str, set[str]] = {}
     for i, taint in enumerate(taints):
         at = f"{path}[{i}]"
         key, value = str(taint.get("key") or ""), str(taint.get("value") or "")
-        errors += _label_name(key, f"{at}.key")
+        causes += validate_label_name(key, f"{at}.key")
         if problems := label_value_errors(value):
-            errors.append(_message(invalid(f"{at}.value", value, ";".join(problems))))
+            causes.append(invalid(f"{at}.value", value, ";".join(problems)))
         effect = str(taint.get("effect") or "")
         if key in seen.get(effect, set()):
-            field, _, body = duplicate(at, _taint_json(taint))
-            errors.append(f"{field}: {body}: taints must be unique by key and effect pair")
+            field, kind, body = duplicate(at, _taint_json(taint))
+            causes.append((field, kind, f"{body}: taints must be unique by key and effect pair"))
             continue
         seen.setdefault(effect, set()).add(key)
-    return errors
-
-
-def _tolerations(tolerations: list[Obj], path: str) -> list[str]:
-    """``validateTolerations`` (Kueue's extract: the key only)."""
-    errors: list[str] = []
-    for i, toleration in enumerate(tolerations):
-        key = str(toleration.get("key") or "")
-        if key:
-            errors += _label_name(key, f"{path}[{i}].key")
-    return errors
+    return causes
 
 
 def validate_resource_flavor(flavor: Obj) -> list[str]:
     """``ValidateResourceFlavor``: each error as its ``Error()`` string."""
     spec = flavor.get("spec") or {}
-    return (
-        _labels(spec.get("nodeLabels") or {}, "spec.nodeLabels")
+    causes = (
+        validate_labels(spec.get("nodeLabels"), "spec.nodeLabels")
         + _taints(spec.get("nodeTaints") or [], "spec.nodeTaints")
-        + _tolerations(spec.get("tolerations") or [], "spec.tolerations")
+        + validate_tolerations(spec.get("tolerations"), "spec.tolerations")
     )
+    return [error_text(c) for c in causes]
 
 
 def admit_resource_flavor(flavor: Obj) -> str:

@@ -69,9 +69,10 @@ def build_admission_review(
     obj: Obj | None,
     old: Obj | None,
     dry_run: bool = False,
+    subresource: str = "",
 ) -> Obj:
     """The AdmissionReview kube-apiserver sends for a write (kind and resource as group,
-    version, kind/resource)."""
+    version, kind/resource; ``subresource`` for a write of one, such as ``status``)."""
     group, version, kind_name = kind
     r_group, r_version, r_resource = resource
     request: Obj = {
@@ -89,6 +90,8 @@ def build_admission_review(
     }
     if namespace:
         request["namespace"] = namespace
+    if subresource:
+        request["subResource"] = request["requestSubResource"] = subresource
     return {"apiVersion": ADMISSION_VERSION, "kind": "AdmissionReview", "request": request}
 
 
@@ -100,11 +103,14 @@ def _answer(webhook: Webhook, request: Obj, cluster: ClusterView) -> Obj:
     uid = request["uid"]
     operation = str(request.get("operation") or "")
     group, version, resource = _resource(request)
-    if not webhook.serves(group, version, resource):
+    subresource = str(request.get("subResource") or "")
+    if not webhook.serves(group, version, resource) or (
+        subresource and subresource not in webhook.rule.subresources
+    ):
+        named = f"{resource}/{subresource}" if subresource else resource
         return _denied(
             uid,
-            f"webhook {webhook.name} does not serve {group or 'core'}/{version}, "
-            f"Resource={resource}",
+            f"webhook {webhook.name} does not serve {group or 'core'}/{version}, Resource={named}",
         )
     if operation not in webhook.rule.operations:
         template = webhook.wrong_operation or "webhook {name} does not serve {operation}"

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.webhook.core import (
+    kueue_clusterqueue,
+    kueue_cohort,
     kueue_jobs,
     kueue_resourceflavor,
+    kueue_workload,
     pytorchjob,
     volcano_job,
     volcano_mutation,
@@ -54,6 +57,12 @@ class Rule:
     version: str
     resource: str
     operations: tuple[str, ...]
+    # Subresources the rule covers besides the resource (``workloads/status``).
+    subresources: tuple[str, ...] = ()
+
+    @property
+    def resources(self) -> list[str]:
+        return [self.resource, *(f"{self.resource}/{s}" for s in self.subresources)]
 
 
 @dataclass(frozen=True)
@@ -101,8 +110,14 @@ class Webhook:
             resource,
         )
 
-    def matches(self, group: str, version: str, resource: str, operation: str) -> bool:
-        return self.serves(group, version, resource) and operation in self.rule.operations
+    def matches(
+        self, group: str, version: str, resource: str, operation: str, subresource: str = ""
+    ) -> bool:
+        return (
+            self.serves(group, version, resource)
+            and operation in self.rule.operations
+            and (not subresource or subresource in self.rule.subresources)
+        )
 
 
 def _volcano_job(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
@@ -136,6 +151,18 @@ def _pytorchjob(operation: str, new: Obj, old: Obj | None, cluster: ClusterView)
 
 def _resource_flavor(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
     return Verdict(kueue_resourceflavor.admit_resource_flavor(new))
+
+
+def _workload(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_workload.admit_workload(operation, new, old))
+
+
+def _cluster_queue(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_clusterqueue.admit_cluster_queue(operation, new, old))
+
+
+def _cohort(operation: str, new: Obj, old: Obj | None, cluster: ClusterView) -> Verdict:
+    return Verdict(kueue_cohort.admit_cohort(new))
 
 
 VOLCANO, KUEUE, TRAINING_OPERATOR = "volcano", "kueue", "training-operator"
@@ -239,6 +266,34 @@ WEBHOOKS: tuple[Webhook, ...] = (
         reads=frozenset({"localqueues"}),
         skip_system_namespaces=True,
     ),
+    Webhook(
+        kueue_workload.MUTATING,
+        "/kueue/mutate-kueue-x-k8s-io-v1beta2-workload",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "workloads", _CREATE),
+        mutate=kueue_workload.default_workload,
+    ),
+    Webhook(
+        kueue_workload.VALIDATING,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-workload",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "workloads", _CREATE_UPDATE, ("status",)),
+        validate=_workload,
+    ),
+    Webhook(
+        kueue_clusterqueue.WEBHOOK,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-clusterqueue",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "clusterqueues", _CREATE_UPDATE),
+        validate=_cluster_queue,
+    ),
+    Webhook(
+        kueue_cohort.WEBHOOK,
+        "/kueue/validate-kueue-x-k8s-io-v1beta2-cohort",
+        KUEUE,
+        Rule("kueue.x-k8s.io", "v1beta2", "cohorts", _CREATE_UPDATE),
+        validate=_cohort,
+    ),
     # Optional ones last: a deployment that turns them on appends them (kustomize, Helm).
     _volcano(
         "mutatepod.volcano.sh",
@@ -283,12 +338,13 @@ def matching(
     operation: str,
     *,
     mutating: bool,
+    subresource: str = "",
     optional: frozenset[str] = frozenset(),
 ) -> tuple[Webhook, ...]:
-    """The webhooks the API server calls for a request, in registration order (cached: every
-    write kubesim serves asks, most of them for none)."""
+    """The webhooks the API server calls for a request (of ``subresource``, when set), in
+    registration order (cached: every write kubesim serves asks, most of them for none)."""
     return tuple(
         w
         for w in registered(optional)
-        if w.mutating == mutating and w.matches(group, version, resource, operation)
+        if w.mutating == mutating and w.matches(group, version, resource, operation, subresource)
     )

@@ -133,3 +133,33 @@ def test_kueue_objects_convert_through_the_webhook_in_and_out() -> None:
     stored = to_storage(rtype, body)
     assert stored == {"apiVersion": "kueue.x-k8s.io/v1beta2", "spec": {"cohortName": "team"}}
     assert from_storage(rtype, stored) == body
+
+
+def test_a_workload_status_write_goes_through_kueues_workload_webhook() -> None:
+    """``vworkload.kb.io`` names ``workloads/status``: a status write that reserves quota
+    without an admission is refused as kube-apiserver refuses it (403), with Kueue's message;
+    one with its admission is stored."""
+    store = _store()
+    workloads = _rtype("kueue.x-k8s.io", "v1beta2", "workloads")
+    pod_set = {"name": "main", "count": 1,
+               "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}  # fmt: skip
+    body = {"metadata": {"name": "w", "namespace": "ns"}, "spec": {"podSets": [pod_set]}}
+    store.create(workloads, "ns", body)
+    reserved = {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                "message": "m", "lastTransitionTime": "2026-01-01T00:00:00Z"}  # fmt: skip
+    no_admission = {"metadata": {"name": "w"}, "status": {"conditions": [reserved]}}
+    with pytest.raises(ApiError) as raised:
+        store.update(workloads, "ns", "w", no_admission, status=True)
+    status = raised.value.status()
+    assert status["code"] == 403 and status["reason"] == "Forbidden"
+    assert status["message"] == (
+        'admission webhook "vworkload.kb.io" denied the request: status.admission: '
+        "Required value: must be set while the QuotaReserved condition is true"
+    )
+    admission = {"clusterQueue": "cq", "podSetAssignments": [{"name": "main", "count": 1}]}
+    written = store.update(
+        workloads, "ns", "w",
+        {"metadata": {"name": "w"}, "status": {"conditions": [reserved], "admission": admission}},
+        status=True,
+    )  # fmt: skip
+    assert written["status"]["admission"] == admission

@@ -85,6 +85,9 @@ def test_configurations_register_every_webhook_with_upstreams_policies() -> None
     assert "namespaceSelector" not in hooks["validator.pytorchjob.training-operator.kubeflow.org"]
     assert hooks["mjob.kb.io"]["reinvocationPolicy"] == "Never"
     assert all(w["admissionReviewVersions"] == ["v1"] for w in hooks.values())
+    workload = hooks["vworkload.kb.io"]["rules"][0]
+    assert workload["resources"] == ["workloads", "workloads/status"]
+    assert workload["operations"] == ["CREATE", "UPDATE"]
 
 
 def test_a_url_client_config_for_a_webhook_outside_the_cluster() -> None:

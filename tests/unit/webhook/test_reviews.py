@@ -205,3 +205,39 @@ def test_a_conversion_it_cannot_do_fails(desired: str, objects: list[Any]) -> No
 def test_what_is_not_a_conversion_review_is_an_error() -> None:
     with pytest.raises(ReviewError):
         review_conversion({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"})
+
+
+def test_kueue_workload_status_writes_go_to_the_workload_webhook_alone() -> None:
+    """``vworkload.kb.io`` names ``workloads/status`` in its rule (Kueue has no LocalQueue
+    webhook: its rules are the CRD's CEL since kueue#1938)."""
+    group, version = "kueue.x-k8s.io", "v1beta2"
+    status = matching(group, version, "workloads", "UPDATE", mutating=False, subresource="status")
+    assert [w.name for w in status] == ["vworkload.kb.io"]
+    assert matching(group, version, "clusterqueues", "UPDATE", mutating=False,
+                    subresource="status") == ()  # fmt: skip
+    assert matching(group, version, "localqueues", "UPDATE", mutating=False) == ()
+    assert matching(group, version, "localqueues", "CREATE", mutating=True) == ()
+
+
+def test_a_status_review_is_judged_by_a_webhook_whose_rule_names_the_subresource() -> None:
+    wl = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+          "metadata": {"name": "w", "namespace": "ns"},
+          "spec": {"podSets": [{"name": "main", "count": 1}]},
+          "status": {"reclaimablePods": [{"name": "main", "count": 2}]}}  # fmt: skip
+    sent = review("kueue.x-k8s.io", "v1beta2", "Workload", "workloads", wl, operation="UPDATE")
+    sent["request"]["oldObject"] = wl
+    sent["request"]["subResource"] = "status"
+    workload_hook = BY_PATH["/kueue/validate-kueue-x-k8s-io-v1beta2-workload"]
+    answer = review_admission(workload_hook, sent, Snapshot())["response"]
+    assert answer["status"] == {
+        "message": "status.reclaimablePods[main].count: Invalid value: 2: "
+        "should be less or equal to 1",
+        "code": 403,
+        "reason": "Forbidden",
+    }
+    queue_hook = BY_PATH["/kueue/validate-kueue-x-k8s-io-v1beta2-clusterqueue"]
+    refused = review_admission(queue_hook, sent, Snapshot())["response"]
+    assert refused["status"]["message"] == (
+        "webhook vclusterqueue.kb.io does not serve kueue.x-k8s.io/v1beta2, "
+        "Resource=workloads/status"
+    )
