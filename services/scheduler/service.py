@@ -101,14 +101,19 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = 0.5
     assume_ttl: Annotated[
-        float, Meta(gt=0, description="forget an unconfirmed bind/evict decision after (s)")
+        float,
+        Meta(
+            gt=0,
+            description="forget an unconfirmed bind/evict decision after (s); a pod's next "
+            "bind after one expired waits twice as long, up to 16 times",
+        ),
     ] = 60.0
     status_resend: Annotated[
         float,
         Meta(
             gt=0,
             description="publish a PodGroup status again if the log still shows another one "
-            "this long after (s)",
+            "this long after (s); each further resend of it waits twice as long, up to 16 times",
         ),
     ] = 10.0
     scheduler_names: Annotated[

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from services.scheduler.result import PodGroupUpdate, SessionResult
-from services.scheduler.state import SchedulerState
+from services.scheduler.state import BACKOFF_LIMIT, SchedulerState
 from shared.bus import Record
 from shared.events import ObjectAdded, PodGroupStatusDecided, raw_object
 
@@ -67,10 +67,30 @@ def test_status_is_resent_only_when_the_log_shows_it_was_not_applied(
     assert statuses(state, now) == expected
 
 
-def test_a_resent_status_waits_a_full_period_again() -> None:
+def test_each_resend_of_the_same_status_waits_twice_as_long() -> None:
+    """10 s, then 20, 40, ... up to BACKOFF_LIMIT times 10 s: a binder behind an API server at
+    capacity is not sent the same write again and again."""
+    state = SchedulerState(status_resend=10.0)
+    state.apply_state([podgroup_record("Pending", 1)])
+    assert statuses(state, 100.0) == ["Running"]
+    assert statuses(state, 111.0) == ["Running"]  # waited 10 s
+    assert statuses(state, 125.0) == []  # now waits 20 s
+    assert statuses(state, 131.0) == ["Running"]
+    assert statuses(state, 170.0) == []  # 40 s
+    assert statuses(state, 171.0) == ["Running"]
+    sent = [at for at in range(172, 2000) if statuses(state, float(at))]
+    waits = [b - a for a, b in zip([171, *sent], sent, strict=False)]
+    assert waits[:3] == [80, 160, 160]  # doubled once more, then held at 16 x 10 s
+    assert BACKOFF_LIMIT == 16
+
+
+def test_the_log_showing_it_applied_resets_the_wait() -> None:
     state = SchedulerState(status_resend=10.0)
     state.apply_state([podgroup_record("Pending", 1)])
     assert statuses(state, 100.0) == ["Running"]
     assert statuses(state, 111.0) == ["Running"]
-    assert statuses(state, 115.0) == []
-    assert statuses(state, 122.0) == ["Running"]
+    state.apply_state([podgroup_record("Running", 2)])
+    assert statuses(state, 112.0) == []  # applied: the wait starts over at 10 s
+    state.apply_state([podgroup_record("Pending", 3)])  # someone wrote it back
+    assert statuses(state, 121.0) == []
+    assert statuses(state, 123.0) == ["Running"]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from services.scheduler.result import SessionResult
-from services.scheduler.state import Assumption, SchedulerState
+from services.scheduler.state import BACKOFF_LIMIT, Assumption, SchedulerState
 from services.scheduler.waits import Waits
 from shared.bus import Record
 from shared.events import ObjectAdded, PodBindDecided, PodBound, raw_object
@@ -135,3 +135,31 @@ def _record(kind: str, obj: dict[str, Any]) -> Record[Any]:
     obj["metadata"]["uid"] = "u-" + kind
     event = ObjectAdded(key="ns/x", kind=kind, resourceVersion="1", object=raw_object(obj))
     return Record(topic=kind, partition=0, offset=1, key=b"ns/x", value=event, timestamp_ms=0)
+
+
+def test_an_expired_assumption_makes_the_next_one_of_the_pod_last_twice_as_long() -> None:
+    """A bind whose result did not come back within ``assume_ttl`` is decided again; when the
+    binder lags behind a busy API server, the next decision waits twice as long before it is
+    given up, up to BACKOFF_LIMIT times; the bound pod forgets its backoff."""
+    state = SchedulerState(assume_ttl=60.0)
+    state.apply_state([pod_record(observed=100.0)], now=100.0)
+
+    def decide(now: float) -> list[Any]:
+        return state.decisions(
+            SessionResult(binds={"ns/p": "n1"}), epoch=1, cycle=1, now=now, producer="t"
+        )
+
+    assert len(decide(100.0)) == 1
+    state.expire(161.0)
+    assert state.assumed == {} and state.assume_backoff == {"ns/p": 120.0}
+    assert len(decide(161.0)) == 1
+    state.expire(261.0)  # 100 s: within the doubled time to live
+    assert "ns/p" in state.assumed
+    state.expire(282.0)
+    assert state.assume_backoff == {"ns/p": 240.0}
+    for _ in range(10):  # held at BACKOFF_LIMIT x 60 s
+        decide(0.0)
+        state.expire(1e6)
+    assert state.assume_backoff == {"ns/p": 60.0 * BACKOFF_LIMIT}
+    state.apply_state([pod_record(node="n1", observed=300.0)], now=300.0)
+    assert state.assume_backoff == {}
