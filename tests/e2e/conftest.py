@@ -47,13 +47,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(pytest.mark.skip(reason=f"not on the {plane} control plane: {reason}"))
 
 
-@pytest.fixture(scope="module", params=CONTROL_PLANES)
-def control_plane(request: pytest.FixtureRequest) -> str:
-    plane: str = request.param
-    if plane == "real" and not built():
+def require_real() -> None:
+    """Skip what needs the real control plane where it is not built, or fail with
+    ``SHOAL_REQUIRE_REAL`` set (``make test``, CI)."""
+    if not built():
         if os.environ.get("SHOAL_REQUIRE_REAL"):
             pytest.fail("the real control plane is not built: run `make control-plane`")
         pytest.skip("the real control plane is not built (`make control-plane`)")
+
+
+@pytest.fixture(scope="module", params=CONTROL_PLANES)
+def control_plane(request: pytest.FixtureRequest) -> str:
+    plane: str = request.param
+    if plane == "real":
+        require_real()
     return plane
 
 

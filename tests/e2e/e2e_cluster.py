@@ -14,6 +14,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from shared.kube import KubeClient, resource_for
@@ -52,6 +53,7 @@ class PodGroupRecord:
     phases: list[str] = field(default_factory=list)
     conditions: list[Json] = field(default_factory=list)  # every condition ever seen
     deleted: bool = False
+    last: Json = field(default_factory=dict)
 
 
 def _meta(obj: Json) -> Json:
@@ -145,6 +147,7 @@ class Observer:
             if condition not in record.conditions:
                 record.conditions.append(condition)
         record.deleted = record.deleted or kind == "DELETED"
+        record.last = obj
 
     # --- questions the tests ask ------------------------------------------------------------
 
@@ -266,6 +269,15 @@ def index_duplicates(pods: list[PodRecord]) -> dict[str, list[str]]:
         seen = f"{pod.name} uid={pod.uid[:8]} created={meta.get('creationTimestamp')} {pod.phases}"
         by_index.setdefault(index, []).append(seen)
     return {index: seen for index, seen in by_index.items() if len(seen) > 1}
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie awaiting its reaper counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 async def queue_open(kube: KubeClient, name: str, timeout: float = 30) -> None:

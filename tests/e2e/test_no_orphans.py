@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from services.cli.controlplane.real import built
+from tests.e2e.conftest import require_real
+from tests.e2e.e2e_cluster import process_alive
 
 pytestmark = [pytest.mark.timeout(300)]
 
@@ -38,21 +39,10 @@ asyncio.run(main())
 """
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie awaiting its reaper counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.parametrize("plane", ["kubesim", "real"])
 def test_a_killed_runner_takes_its_whole_stack_with_it(plane: str, tmp_path: Path) -> None:
-    if plane == "real" and not built():
-        if os.environ.get("SHOAL_REQUIRE_REAL"):
-            pytest.fail("the real control plane is not built: run `make control-plane`")
-        pytest.skip("the real control plane is not built (`make control-plane`)")
+    if plane == "real":
+        require_real()
     runner = subprocess.Popen(
         [sys.executable, "-c", RUNNER, str(tmp_path), plane],
         stdout=subprocess.PIPE,
@@ -67,14 +57,14 @@ def test_a_killed_runner_takes_its_whole_stack_with_it(plane: str, tmp_path: Pat
         expected = {"watcher", "jobcontroller", "scheduler", "binder"}
         expected |= {"kubesim", "broker"} if plane == "kubesim" else {"kube-apiserver", "etcd"}
         assert expected <= set(pids), f"stack started without {expected - set(pids)}"
-        assert all(_alive(pid) for pid in pids.values())
+        assert all(process_alive(pid) for pid in pids.values())
     finally:
         runner.send_signal(signal.SIGKILL)
         runner.wait(10)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and any(_alive(pid) for pid in pids.values()):
+    while time.monotonic() < deadline and any(process_alive(pid) for pid in pids.values()):
         time.sleep(0.2)
-    left = {name: pid for name, pid in pids.items() if _alive(pid)}
+    left = {name: pid for name, pid in pids.items() if process_alive(pid)}
     for pid in left.values():
         os.kill(pid, signal.SIGKILL)
     assert not left, f"still running after the runner was killed: {left}"

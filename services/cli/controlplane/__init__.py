@@ -1,4 +1,5 @@
-"""The real control plane on this machine: kube-apiserver + etcd, controllers, kwok, Kafka."""
+"""The real control plane on this machine: kube-apiserver + etcd, controllers, kwok, Kafka, and
+the peers Shoal is measured against (Volcano, Kueue)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 _VALID = datetime.timedelta(days=365)
@@ -151,12 +151,49 @@ class Pki:
         _write(key_path, cert_path, key, builder.sign(ca_key, hashes.SHA256()))
 
 
+def cert_controller_secret(ca_name: str, dns_name: str, ip: str) -> dict[str, bytes]:
+    """A CA and a serving certificate it signs, as the keys of the Secret cert-controller's
+    rotator keeps (``ca.crt``, ``ca.key``, ``tls.crt``, ``tls.key``).
+
+    The rotator keeps a Secret it finds valid: a CA whose DNS name is ``ca_name`` and a
+    certificate for ``dns_name`` (its webhook Service). The certificate also names ``ip``, so
+    that kube-apiserver can call the webhook by URL on this machine. The keys are RSA in PKCS #1,
+    as the rotator makes them and parses the CA's when it injects the CA bundle."""
+    ca_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    ca_subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, ca_name)])
+    ca = (
+        _builder(ca_subject, ca_subject, ca_key.public_key())
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(ca_name)]), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    sans = [x509.DNSName(dns_name), x509.IPAddress(ipaddress.ip_address(ip))]
+    cert = (
+        _builder(
+            x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, dns_name)]),
+            ca.subject,
+            key.public_key(),
+        )
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    pem, pkcs1 = serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL
+    return {
+        "ca.crt": ca.public_bytes(pem),
+        "ca.key": ca_key.private_bytes(pem, pkcs1, serialization.NoEncryption()),
+        "tls.crt": cert.public_bytes(pem),
+        "tls.key": key.private_bytes(pem, pkcs1, serialization.NoEncryption()),
+    }
+
+
 def _new_key() -> ec.EllipticCurvePrivateKey:
     return ec.generate_private_key(ec.SECP256R1())
 
 
 def _builder(
-    subject: x509.Name, issuer: x509.Name, public_key: ec.EllipticCurvePublicKey
+    subject: x509.Name, issuer: x509.Name, public_key: ec.EllipticCurvePublicKey | rsa.RSAPublicKey
 ) -> x509.CertificateBuilder:
     now = datetime.datetime.now(datetime.UTC)
     return (

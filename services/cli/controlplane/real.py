@@ -82,10 +82,23 @@ def tools_dir() -> Path:
 
 
 def built() -> bool:
-    """Whether ``make control-plane`` has built every part."""
+    """Whether ``make control-plane`` has built every part, the peers' included."""
     root = tools_dir()
-    names = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "helm")
-    return all((root / "bin" / n).is_file() for n in names) and (root / "kafka" / "libs").is_dir()
+    names = (
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kwok",
+        "helm",
+        "vc-scheduler",
+        "vc-controller-manager",
+        "kueue",
+    )
+    upstream = ("kafka/libs", "volcano/config", "kueue/config")
+    return all((root / "bin" / n).is_file() for n in names) and all(
+        (root / d).is_dir() for d in upstream
+    )
 
 
 @dataclass
@@ -105,7 +118,11 @@ class RealConfig:
     # and 100; scheduler_perf runs it with 5,000 and 5,000).
     kube_scheduler: bool = True
     kube_scheduler_qps: int | None = None
-    kafka: bool = True  # off for a control plane with no Shoal on it (an upstream peer's run)
+    # Off where only an upstream peer runs (services.cli.controlplane.peers, shoal bench
+    # compare): no broker, and no registration of Shoal's webhook, whose kinds the peers' own
+    # admission handles.
+    kafka: bool = True
+    shoal_admission: bool = True
     # Shoal's optional webhooks to register too (services.webhook.core.webhooks.OPTIONAL).
     optional_webhooks: tuple[str, ...] = ()
 
@@ -237,10 +254,12 @@ class RealControlPlane:
         await self._service_accounts()
         await self._wait_nodes_ready(timeout)
 
-    def _bin(self, name: str) -> str:
+    def binary(self, name: str) -> str:
         return str(tools_dir() / "bin" / name)
 
-    def _spawn(self, name: str, argv: list[str]) -> Process:
+    def spawn(self, name: str, argv: list[str]) -> Process:
+        """Start ``argv`` as the part ``name``, logging to ``<workdir>/logs/<name>.log``;
+        ``stop`` stops it with the API server's other clients."""
         # With a die-with-parent preexec, the parts die by SIGKILL: kube-apiserver, told to
         # stop after etcd is gone, waits for it forever. An orderly stop signals them in order.
         preexec = die_with_parent(signal.SIGKILL) if self.config.preexec is not None else None
@@ -259,7 +278,7 @@ class RealControlPlane:
         client, peer = free_port(), free_port()
         self.etcd_url = f"http://127.0.0.1:{client}"
         argv = [
-            self._bin("etcd"),
+            self.binary("etcd"),
             "--name=shoal",
             f"--data-dir={self.dir / 'etcd'}",
             f"--listen-client-urls={self.etcd_url}",
@@ -272,7 +291,7 @@ class RealControlPlane:
         ]
         if not self.config.etcd_fsync:
             argv.append("--unsafe-no-fsync")
-        process = self._spawn("etcd", argv)
+        process = self.spawn("etcd", argv)
         await self._poll(f"{self.etcd_url}/health", timeout, process, tls=False)
 
     async def _start_apiserver(self, timeout: float) -> None:
@@ -280,7 +299,7 @@ class RealControlPlane:
         self.apiserver_url = f"https://127.0.0.1:{port}"
         pki = self.pki
         argv = [
-            self._bin("kube-apiserver"),
+            self.binary("kube-apiserver"),
             f"--etcd-servers={self.etcd_url}",
             "--bind-address=127.0.0.1",
             "--advertise-address=127.0.0.1",
@@ -304,15 +323,15 @@ class RealControlPlane:
             "--v=0",
             *self.config.extra_apiserver_args,
         ]
-        process = self._spawn("kube-apiserver", argv)
+        process = self.spawn("kube-apiserver", argv)
         await self._poll(f"{self.apiserver_url}/readyz", timeout, process, tls=True)
 
     def _start_kcm(self) -> None:
         pki = self.pki
-        self._spawn(
+        self.spawn(
             "kube-controller-manager",
             [
-                self._bin("kube-controller-manager"),
+                self.binary("kube-controller-manager"),
                 f"--kubeconfig={self.dir / 'kcm.kubeconfig'}",
                 f"--authentication-kubeconfig={self.dir / 'kcm.kubeconfig'}",
                 f"--authorization-kubeconfig={self.dir / 'kcm.kubeconfig'}",
@@ -345,10 +364,10 @@ class RealControlPlane:
             }
             path.write_text(json.dumps(config, indent=2))  # YAML reads JSON
             connection = [f"--config={path}"]
-        self._spawn(
+        self.spawn(
             "kube-scheduler",
             [
-                self._bin("kube-scheduler"),
+                self.binary("kube-scheduler"),
                 *connection,
                 f"--authentication-kubeconfig={kubeconfig}",
                 f"--authorization-kubeconfig={kubeconfig}",
@@ -360,10 +379,10 @@ class RealControlPlane:
         )
 
     def _start_kwok(self) -> None:
-        self._spawn(
+        self.spawn(
             "kwok",
             [
-                self._bin("kwok"),
+                self.binary("kwok"),
                 f"--kubeconfig={self.dir / 'kwok.kubeconfig'}",
                 f"--config={DEPLOY / 'control-plane' / 'kwok' / 'stages.yaml'}",
                 f"--manage-nodes-with-annotation-selector={KWOK_NODE_ANNOTATION}=fake",
@@ -461,7 +480,7 @@ class RealControlPlane:
             self._admin_ssl = self._ssl()
         return self._admin_ssl
 
-    async def apply(self, documents: Iterable[Json], *, concurrency: int = 1) -> None:
+    async def apply(self, objects: Iterable[Json], *, concurrency: int = 1) -> None:
         """Create each object, or replace it if it exists (an install run again); up to
         ``concurrency`` at a time (objects that do not depend on each other, such as nodes)."""
         limit = asyncio.Semaphore(concurrency)
@@ -471,7 +490,7 @@ class RealControlPlane:
                 async with limit:
                     await self._apply_one(obj, session)
 
-            await asyncio.gather(*(one(obj) for obj in documents))
+            await asyncio.gather(*(one(obj) for obj in objects))
 
     async def _apply_one(self, obj: Json, session: aiohttp.ClientSession) -> None:
         key = (obj.get("apiVersion", ""), obj.get("kind", ""))
@@ -498,27 +517,30 @@ class RealControlPlane:
             doc
             for path in sorted((DEPLOY / "crds").rglob("*.yaml"))
             if path.name != "kustomization.yaml"
-            for doc in _documents(path)
+            for doc in documents(path)
         ]
         webhook = ClientConfig(namespace=SYSTEM_NAMESPACE, url=self.webhook_url)
         for crd in crds:
-            if crd["metadata"]["name"] in KUEUE_CRDS:  # v1beta1 <-> v1beta2 through the webhook
+            if self.config.shoal_admission and crd["metadata"]["name"] in KUEUE_CRDS:
+                # v1beta1 <-> v1beta2 through the webhook
                 crd["spec"]["conversion"] = crd_conversion(webhook)
         await self.apply(crds)
         await self.apply(
             doc
             for path in sorted((DEPLOY / "rbac").glob("*.yaml"))
             if path.name != "kustomization.yaml"
-            for doc in _documents(path)
+            for doc in documents(path)
         )
-        await self._wait_established([c["metadata"]["name"] for c in crds])
-        await self.apply(_documents(DEPLOY / "kustomize" / "base" / "default-queue.yaml"))
-        await self.apply(_documents(DEPLOY / "kustomize" / "base" / "hypernode-policy.yaml"))
+        await self.wait_established([c["metadata"]["name"] for c in crds])
+        await self.apply(documents(DEPLOY / "kustomize" / "base" / "default-queue.yaml"))
         await self.apply(self.node_manifests(), concurrency=16)
-        # Last: with failurePolicy Fail, what they match is refused until the webhook runs.
-        await self.apply(webhook_configurations(webhook, optional=self.config.optional_webhooks))
+        if self.config.shoal_admission:
+            await self.apply(documents(DEPLOY / "kustomize" / "base" / "hypernode-policy.yaml"))
+            # Last: with failurePolicy Fail, what they match is refused until the webhook runs.
+            optional = self.config.optional_webhooks
+            await self.apply(webhook_configurations(webhook, optional=optional))
 
-    async def _wait_established(self, names: list[str], timeout: float = 60.0) -> None:
+    async def wait_established(self, names: list[str], timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         waiting = set(names)
         while waiting and time.monotonic() < deadline:
@@ -626,14 +648,13 @@ class RealControlPlane:
         return {name: p.rss_mib() for name, p in self.processes.items()}
 
     def stop(self, *, grace: float = 10.0) -> dict[str, int | None]:
-        """Stop in the reverse order of start: the API server's clients (and Kafka) at once,
-        then the API server, then etcd, each given ``grace`` seconds before SIGKILL."""
+        """Stop in the reverse order of start: the API server's clients (every part ``spawn``
+        started, peers included, and Kafka) at once, then the API server, then etcd, each
+        given ``grace`` seconds before SIGKILL."""
         codes: dict[str, int | None] = {}
-        for wave in (
-            ("kwok", "kube-scheduler", "kube-controller-manager", "kafka"),
-            ("kube-apiserver",),
-            ("etcd",),
-        ):
+        last = ("kube-apiserver", "etcd")
+        clients = tuple(name for name in self.processes if name not in last)
+        for wave in (clients, ("kube-apiserver",), ("etcd",)):
             running = [self.processes[name] for name in wave if name in self.processes]
             for process in running:
                 process.signal(signal.SIGTERM)
@@ -642,5 +663,5 @@ class RealControlPlane:
         return codes
 
 
-def _documents(path: Path) -> list[Json]:
+def documents(path: Path) -> list[Json]:
     return [doc for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
