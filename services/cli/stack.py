@@ -312,10 +312,18 @@ class Stack:
             self._start_broker(self.broker.port)
 
     async def broker_back(self, *, timeout: float = 120.0) -> None:
-        """Wait until the broker accepts connections again."""
+        """Wait until the broker serves again: the embedded one once it accepts connections;
+        Kafka accepts them while it still loads its log, and serves once every partition has
+        its leader again."""
         kafka = self._kafka()
-        if kafka is not None:
-            await asyncio.to_thread(kafka.wait, timeout)
+        if kafka is None:
+            return
+        deadline = time.monotonic() + timeout
+        await asyncio.to_thread(kafka.wait, timeout)
+        while not await _leaders_elected(self.bootstrap):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"Kafka on {self.bootstrap} has partitions without a leader")
+            await asyncio.sleep(0.1)
 
     async def restart_kubesim(self, *, timeout: float = 60.0) -> None:
         """SIGKILL kubesim, as a crash, and start it again on the same port; with
@@ -415,3 +423,24 @@ class Stack:
         if self.real is not None:
             codes.update(self.real.stop(grace=min(grace, 10.0)))
         return codes
+
+
+async def _leaders_elected(bootstrap: str) -> bool:
+    """Whether the broker answers metadata with a leader for every partition of every topic."""
+    from aiokafka.client import AIOKafkaClient
+    from aiokafka.errors import KafkaError
+
+    client = AIOKafkaClient(bootstrap_servers=bootstrap)
+    try:
+        await client.bootstrap()
+        metadata = await client.fetch_all_metadata()
+    except KafkaError:
+        return False
+    finally:
+        await client.close()
+    topics = metadata.topics()
+    return bool(topics) and all(
+        len(metadata.available_partitions_for_topic(t) or ())
+        == len(metadata.partitions_for_topic(t) or ())
+        for t in topics
+    )
