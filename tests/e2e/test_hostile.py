@@ -345,7 +345,7 @@ BROKER_DOWN_S = 1.5  # what the supervisor of `shoal up` takes to start a crashe
 FIRST_BIND_BOUND_S = 20.0
 
 
-@pytest.mark.timeout(420)
+@pytest.mark.timeout(600)  # the real control plane's start counts when it runs alone
 async def test_broker_killed_mid_burst_and_restarted_is_survived(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:
