@@ -575,23 +575,10 @@ class Scheduler:
             self.heap.stop()
 
     async def _run(self, stopping: asyncio.Event) -> None:
-        # The election joins its group while the cache is rebuilt: a group join takes seconds
-        # on the embedded broker, and after a lost log both stand between the return of the
-        # broker and the first decision.
-        electing = asyncio.create_task(self.election(stopping), name="leadership")
-        try:
-            followers = await self.start(stopping)
-        except BaseException:
-            electing.cancel()
-            await close_within(
-                asyncio.gather(electing, return_exceptions=True),
-                what="scheduler election",
-                seconds=CANCEL_WAIT_S,
-            )
-            raise
+        followers = await self.start(stopping)
         tasks = [
             *followers,
-            electing,
+            asyncio.create_task(self.election(stopping), name="leadership"),
             asyncio.create_task(self.cycles(stopping), name="cycles"),
             asyncio.create_task(self.ready_when_role_known(stopping), name="readiness"),
         ]
