@@ -17,4 +17,8 @@ def run(args: argparse.Namespace) -> int:
 
     shell = ServiceShell.from_env("binder")
     settings = load_settings(BinderSettings, prefix="SHOAL_BINDER_")
-    return run_kube_service(shell, partial(run_binder, settings=settings), args.kubeconfig)
+    # The binder reads no state topic: after a lost log it joins its new group at once,
+    # while the watcher re-lists (a decision can only come once the scheduler rebuilt).
+    return run_kube_service(
+        shell, partial(run_binder, settings=settings), args.kubeconfig, waits_for_state=False
+    )

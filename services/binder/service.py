@@ -19,6 +19,7 @@ from prometheus_client import Counter, Histogram
 from services.binder.executor import Executor, execute_all, superseded
 from services.binder.fencing import EpochFence
 from shared.bus import Bus, Outgoing, Record
+from shared.bus.generation import generation_group
 from shared.events import Decision, Envelope, decision_decoder, encode
 from shared.hops import BIND_CALL, BINDER_STATUS_PATCH, KUEUE_STATUS_PATCH, HopMetrics
 from shared.kube import KubeClient
@@ -32,7 +33,13 @@ class BinderSettings(msgspec.Struct, frozen=True, kw_only=True):
     post_events: Annotated[
         bool, Meta(description="post Scheduled/Evict/Unschedulable Events like kube-scheduler")
     ] = True
-    group: Annotated[str, Meta(description="Kafka consumer group of the binders")] = "shoal-binder"
+    group: Annotated[
+        str,
+        Meta(
+            description="Kafka consumer group of the binders; on the embedded broker, "
+            "<group>.<log generation>"
+        ),
+    ] = "shoal-binder"
 
 
 async def run_binder(
@@ -96,7 +103,7 @@ async def run_binder(
         # a group): before that, a decision would wait for the join, not for the binder.
         await bus.consume(
             topics=topics.decisions(),
-            group=settings.group,
+            group=binder_group(settings.group, shell),
             decode=decision_decoder.decode,
             handler=handle,
             stopping=stopping,
@@ -106,3 +113,15 @@ async def run_binder(
         )
     finally:
         await executor.close()
+
+
+def binder_group(base: str, shell: ServiceShell) -> str:
+    """The binders' consumer group. Where a broker restart loses the log (the embedded broker)
+    it is one group per log generation (``generation_group``: the old body's member would hold
+    a group of the same name for its session), and nothing is lost by it: the offsets went
+    with the log. Where the log survives (Kafka) the name stays, so that a generation change
+    (a deleted topic) does not make a new group execute every retained decision again; Kafka
+    counts group generations from 1, so the old member leaves with a LeaveGroup."""
+    if shell.kafka.log_survives_restart:
+        return base
+    return generation_group(base, shell.generation)

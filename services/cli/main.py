@@ -58,6 +58,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "services.cli.bench.idle",
         "CPU of the whole stack at rest, first job after",
     ),
+    (
+        ("bench", "broker-restart"),
+        "services.cli.bench.broker_restart",
+        "the broker killed mid-burst: first bind after it is back, lost and doubled jobs",
+    ),
     (("bench", "kueue"), "services.cli.bench.kueue", "Kueue's scheduler baseline, whole stack"),
     (
         ("bench", "compare"),

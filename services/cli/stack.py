@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from services.cli.controlplane.real import MANAGED_BY, RealConfig, RealControlPlane
+from services.cli.controlplane.kafka import KafkaBroker
+from services.cli.controlplane.real import MANAGED_BY, RealConfig, RealControlPlane, tools_dir
 from services.cli.processes import Process, cpu_seconds, free_port, wait_until_ok
 from shared.broker import EmbeddedBroker
 from shared.bus.kafka import KafkaBus
@@ -41,6 +42,9 @@ class StackConfig:
     # controllers, kwok and Apache Kafka (services.cli.controlplane.real).
     control_plane: Literal["kubesim", "real"] = "kubesim"
     bootstrap: str | None = None
+    # The broker beside kubesim: the embedded Tansu (its log in memory), or Apache Kafka from
+    # ``make control-plane``'s jars (its log on disk, kept across a restart).
+    broker: BrokerKind = "tansu"
     kubeconfig: Path | None = None
     nodes: int = 8
     node_cpu: str = "16"
@@ -72,6 +76,7 @@ class Stack:
         self.config = config
         self.workdir = config.workdir
         self.broker: EmbeddedBroker | None = None
+        self.kafka: KafkaBroker | None = None  # Apache Kafka beside kubesim
         self.bootstrap = config.bootstrap or ""
         self.kubeconfig = config.kubeconfig or self.workdir / "kubeconfig"
         self.kubesim: Process | None = None
@@ -91,6 +96,8 @@ class Stack:
         what the services' environment says (kafka unless set)."""
         if self.broker is not None:
             return EmbeddedBroker.kind
+        if self.kafka is not None:
+            return KafkaBroker.kind
         return load_settings(KafkaSettings, {**os.environ, **self.config.env}).broker
 
     def service_env(self, name: str, health_port: int) -> dict[str, str]:
@@ -135,6 +142,18 @@ class Stack:
         (self.workdir / "logs").mkdir(exist_ok=True)
         if self.config.control_plane == "real" and self.config.kubeconfig is None:
             await self._start_real(timeout)
+        if not self.bootstrap and self.config.broker == "kafka":
+            self.kafka = KafkaBroker(
+                self.workdir / "kafka",
+                tools_dir() / "kafka" / "libs",
+                self.workdir / "logs" / "kafka.log",
+                heap="512m",
+                preexec=self.config.preexec,
+            )
+            await asyncio.to_thread(self.kafka.prepare)
+            self.kafka.spawn()  # from this thread: a die-with-parent preexec ties it to it
+            await asyncio.to_thread(self.kafka.wait, max(timeout, 120.0))
+            self.bootstrap = self.kafka.bootstrap
         if not self.bootstrap:
             self._start_broker()
             assert self.broker is not None
@@ -279,15 +298,42 @@ class Stack:
         self.services[name].start()
         await self.wait_ready(timeout=timeout, names=[name])
 
-    def restart_broker(self, *, down_s: float = 0.0) -> None:
-        """SIGKILL the embedded broker and start a fresh one on the same port (it comes back
-        empty: no topics, no offsets), as a crashed broker without storage does."""
-        if self.broker is None:
+    def _kafka(self) -> KafkaBroker | None:
+        return self.kafka or (self.real.kafka if self.real is not None else None)
+
+    def kill_broker(self) -> None:
+        """SIGKILL the broker, as a crash."""
+        kafka = self._kafka()
+        if self.broker is not None:
+            self.broker.stop()
+        elif kafka is not None and kafka.process is not None:
+            kafka.process.kill()
+        else:
             raise RuntimeError("the stack uses an external broker")
-        port = self.broker.port
-        self.broker.stop()
-        time.sleep(down_s)
-        self._start_broker(port)
+
+    def start_broker_again(self) -> None:
+        """Start the killed broker on its port, without waiting for it (``broker_back``): the
+        embedded one comes back empty (no topics, no offsets), as a crashed broker without
+        storage does; Apache Kafka comes back with its log."""
+        kafka = self._kafka()
+        if kafka is not None:
+            kafka.spawn()
+        elif self.broker is not None:
+            self._start_broker(self.broker.port)
+
+    async def broker_back(self, *, timeout: float = 120.0) -> None:
+        """Wait until the broker serves again: the embedded one once it accepts connections;
+        Kafka accepts them while it still loads its log, and serves once every partition has
+        its leader again."""
+        kafka = self._kafka()
+        if kafka is None:
+            return
+        deadline = time.monotonic() + timeout
+        await asyncio.to_thread(kafka.wait, timeout)
+        while not await _leaders_elected(self.bootstrap):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"Kafka on {self.bootstrap} has partitions without a leader")
+            await asyncio.sleep(0.1)
 
     async def restart_kubesim(self, *, timeout: float = 60.0) -> None:
         """SIGKILL kubesim, as a crash, and start it again on the same port; with
@@ -308,6 +354,8 @@ class Stack:
         """(name, alive, exit code) of every child process: broker, kubesim, services."""
         if self.broker is not None:
             yield "broker", self.broker.alive(), self.broker.returncode()
+        if self.kafka is not None and self.kafka.process is not None:
+            yield "kafka", self.kafka.process.alive(), self.kafka.process.returncode()
         if self.kubesim is not None:
             yield "kubesim", self.kubesim.alive(), self.kubesim.returncode()
         if self.real is not None:
@@ -329,8 +377,9 @@ class Stack:
 
     def respawn(self, name: str) -> None:
         """Start a child that exited again, as it was (the broker and kubesim on their ports)."""
-        if name == "broker":
-            self.restart_broker()
+        if name in ("broker", "kafka") and self.real is None:
+            self.kill_broker()
+            self.start_broker_again()
         elif name == "kubesim" and self.kubesim is not None:
             self.kubesim.start()
         elif self.real is not None and name in self.real.processes:
@@ -347,6 +396,8 @@ class Stack:
 
     def rss(self) -> dict[str, float | None]:
         used = {name: p.rss_mib() for name, p in self._parts().items()}
+        if self.kafka is not None and self.kafka.process is not None:
+            used["kafka"] = self.kafka.process.rss_mib()
         if self.real is not None:
             used.update(self.real.rss())
         return used
@@ -361,6 +412,8 @@ class Stack:
         used = {name: p.cpu_seconds() for name, p in self._parts().items()}
         if self.broker is not None:
             used["broker"] = cpu_seconds(self.broker.pid) if self.broker.pid else None
+        if self.kafka is not None and self.kafka.process is not None:
+            used["kafka"] = self.kafka.process.cpu_seconds()
         if self.real is not None:
             used.update(self.real.cpu())
         return {name: seconds for name, seconds in used.items() if seconds is not None}
@@ -375,6 +428,29 @@ class Stack:
             codes["kubesim"] = self.kubesim.stop(5)
         if self.broker is not None:
             self.broker.stop()
+        if self.kafka is not None:
+            codes["kafka"] = self.kafka.stop()
         if self.real is not None:
             codes.update(self.real.stop(grace=min(grace, 10.0)))
         return codes
+
+
+async def _leaders_elected(bootstrap: str) -> bool:
+    """Whether the broker answers metadata with a leader for every partition of every topic."""
+    from aiokafka.client import AIOKafkaClient
+    from aiokafka.errors import KafkaError
+
+    client = AIOKafkaClient(bootstrap_servers=bootstrap)
+    try:
+        await client.bootstrap()
+        metadata = await client.fetch_all_metadata()
+    except KafkaError:
+        return False
+    finally:
+        await client.close()
+    topics = metadata.topics()
+    return bool(topics) and all(
+        len(metadata.available_partitions_for_topic(t) or ())
+        == len(metadata.partitions_for_topic(t) or ())
+        for t in topics
+    )

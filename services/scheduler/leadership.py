@@ -164,7 +164,7 @@ async def run_group_leadership(
         group_id=group,
         enable_auto_commit=False,
         auto_offset_reset="earliest",
-        session_timeout_ms=kafka.session_timeout_ms,
+        session_timeout_ms=kafka.session_ms,
         heartbeat_interval_ms=kafka.heartbeat_interval_ms,
         # Its records are never waited for (membership is what elects): fetch rarely.
         fetch_max_wait_ms=LEADER_LOG_FETCH_MAX_WAIT_MS,

@@ -37,6 +37,7 @@ from services.scheduler.leadership import (
 from services.scheduler.state import SchedulerState
 from shared.bus import Bus, Outgoing, RawRecord, Record
 from shared.bus.delivery import send_dead_letter
+from shared.bus.generation import generation_group
 from shared.events import (
     AnyEvent,
     CycleRecorded,
@@ -452,7 +453,10 @@ class Scheduler:
                 self.hops.observe(PODGROUP_ENQUEUE_DECISION, e.entered_at, now)
 
     async def publish(self, envelopes: list[Envelope]) -> None:
-        by_topic: dict[str, list[Outgoing]] = {}
+        """Send the cycle's decisions. Those of a topic the broker did not take (it is
+        restarting) are forgotten as decided, so the next cycle decides them again instead of
+        waiting for their assumptions to expire."""
+        by_topic: dict[str, list[Envelope]] = {}
         kinds: dict[str, int] = {}
         for e in envelopes:
             if isinstance(e, PodBindDecided | PodUnschedulableDecided):
@@ -463,11 +467,29 @@ class Scheduler:
                 topic = self.topics.kueue_status
             else:
                 topic = self.topics.podgroup_status
-            by_topic.setdefault(topic, []).append(Outgoing(value=encode(e), key=e.key.encode()))
+            by_topic.setdefault(topic, []).append(e)
             kinds[type(e).__name__] = kinds.get(type(e).__name__, 0) + 1
+        sent = await asyncio.gather(
+            *(
+                self.bus.produce_many(
+                    t, [Outgoing(value=encode(e), key=e.key.encode()) for e in es]
+                )
+                for t, es in by_topic.items()
+            ),
+            return_exceptions=True,
+        )
+        errors = [outcome for outcome in sent if isinstance(outcome, BaseException)]
+        unsent = [
+            e
+            for es, outcome in zip(by_topic.values(), sent, strict=True)
+            if isinstance(outcome, BaseException)
+            for e in es
+        ]
         for kind, count in kinds.items():
             self.metrics.decisions.labels(kind).inc(count)
-        await asyncio.gather(*(self.bus.produce_many(t, r) for t, r in by_topic.items()))
+        if errors:
+            self.state.unsent(unsent)
+            raise errors[0]
 
     async def cycles(self, stopping: asyncio.Event) -> None:
         s = self.settings
@@ -529,6 +551,27 @@ class Scheduler:
             self.shell.readiness.mark_ready()
             await stopping.wait()
 
+    async def election(self, stopping: asyncio.Event) -> None:
+        """Take part in the election until ``stopping`` (``self.leadership`` says the role)."""
+        if self.settings.standalone:
+            await run_static_leadership(
+                self.leadership,
+                stopping,
+                bus=self.bus,
+                topic=self.topics.leader,
+                identity=self.identity,
+            )
+            return
+        await run_group_leadership(
+            bus=self.bus,
+            kafka=self.shell.kafka,
+            topic=self.topics.leader,
+            group=generation_group(self.settings.leader_group, self.shell.generation),
+            identity=self.identity,
+            leadership=self.leadership,
+            stopping=stopping,
+        )
+
     async def run(self, stopping: asyncio.Event) -> None:
         self.heap.start()
         try:
@@ -538,27 +581,9 @@ class Scheduler:
 
     async def _run(self, stopping: asyncio.Event) -> None:
         followers = await self.start(stopping)
-        if self.settings.standalone:
-            leader = run_static_leadership(
-                self.leadership,
-                stopping,
-                bus=self.bus,
-                topic=self.topics.leader,
-                identity=self.identity,
-            )
-        else:
-            leader = run_group_leadership(
-                bus=self.bus,
-                kafka=self.shell.kafka,
-                topic=self.topics.leader,
-                group=leader_group(self.settings.leader_group, self.shell.generation),
-                identity=self.identity,
-                leadership=self.leadership,
-                stopping=stopping,
-            )
         tasks = [
             *followers,
-            asyncio.create_task(leader, name="leadership"),
+            asyncio.create_task(self.election(stopping), name="leadership"),
             asyncio.create_task(self.cycles(stopping), name="cycles"),
             asyncio.create_task(self.ready_when_role_known(stopping), name="readiness"),
         ]
@@ -574,11 +599,3 @@ class Scheduler:
                 what="scheduler tasks",
                 seconds=CANCEL_WAIT_S,
             )
-
-
-def leader_group(base: str, generation: str) -> str:
-    """The election's consumer group in this log generation. After a broker loss the previous
-    body's member may already have joined the new broker's group before it stopped, and a
-    member of group generation 0 leaves without a LeaveGroup, so an election in the same
-    group would wait out its session timeout; a group per log generation starts empty."""
-    return f"{base}.{generation[:12]}" if generation else base

@@ -314,6 +314,21 @@ class SchedulerState:
         out += self.warnings.decisions(result, self.cache, cycle=cycle, common=common)
         return out
 
+    def unsent(self, envelopes: Iterable[Envelope]) -> None:
+        """Forget ``envelopes`` as decided: the broker did not take them, so nothing will
+        confirm or refuse them, and the next cycle decides them again."""
+        for e in envelopes:
+            if isinstance(e, PodBindDecided):
+                assumption = self.assumed.get(e.key)
+                if assumption is not None and assumption.uid == e.pod_uid:
+                    del self.assumed[e.key]
+            elif isinstance(e, PodEvictDecided):
+                self.evicting.pop(e.key, None)
+            elif isinstance(e, PodGroupStatusDecided):
+                self.published.pop(e.key, None)
+            elif isinstance(e, PodUnschedulableDecided):
+                self.pod_conditions.pop(e.key, None)
+
     def _unschedulable(
         self, result: SessionResult, *, cycle: int, now: float, common: dict[str, Any]
     ) -> list[Envelope]:

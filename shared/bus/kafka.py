@@ -382,7 +382,7 @@ class KafkaBus:
             # "latest" is wrong on Tansu; a new group reads its topics from the start.
             auto_offset_reset="earliest",
             fetch_max_wait_ms=s.fetch_wait_ms,
-            session_timeout_ms=s.session_timeout_ms,
+            session_timeout_ms=s.session_ms,
             heartbeat_interval_ms=s.heartbeat_interval_ms,
             max_poll_interval_ms=s.max_poll_interval_ms,
             **fetch_limits(s),

@@ -338,13 +338,26 @@ async def test_kubesim_killed_and_restarted_from_its_data_dir_is_survived(
     assert all(s.alive() for s in stack.services.values()), "no service died of the crash"
 
 
+BURST_JOBS = 100
+BROKER_DOWN_S = 1.5  # what the supervisor of `shoal up` takes to start a crashed broker again
+# Generous: catches the standstill (a minute and more) that a broker restart once caused, not
+# how fast the recovery is (`shoal bench broker-restart` measures that).
+FIRST_BIND_BOUND_S = 20.0
+
+
 @pytest.mark.control_plane(
-    "kubesim", reason="the embedded broker restarts empty; Apache Kafka keeps its log on disk"
+    "kubesim",
+    reason="after Apache Kafka's restart, jobs from the outage wait 35-144 s for their pods "
+    "(docs/benchmarks.md, Broker restart: the cause is not settled); `shoal bench "
+    "broker-restart --broker kafka` measures it",
 )
-async def test_broker_killed_and_restarted_empty_is_survived(
+@pytest.mark.timeout(600)
+async def test_broker_killed_mid_burst_and_restarted_is_survived(
     stack: Stack, kube: KubeClient, observer: Observer, namespace: str
 ) -> None:
-    # Runs last in the module: the broker loses every topic and offset.
+    # Runs last in the module. The embedded broker (kubesim) comes back empty: every service
+    # sees a new log generation and rebuilds. Apache Kafka (the real control plane) comes back
+    # with its log: every client reconnects and goes on.
     await kube.create(VCJOB, vcjob("across", namespace, replicas=2, duration="6s"))
 
     async def across_running() -> bool:
@@ -353,22 +366,50 @@ async def test_broker_killed_and_restarted_empty_is_survived(
 
     await eventually(across_running, timeout=60, what="the job started before the loss to run")
     rebuilds = {name: len(log_lines(stack, name, REBUILDING)) for name in stack.services}
-    await asyncio.to_thread(stack.restart_broker, down_s=0.5)
-    started = time.monotonic()
+    names = [f"burst-{i}" for i in range(BURST_JOBS)]
+    for name in names[: BURST_JOBS // 2]:
+        await kube.create(VCJOB, vcjob(name, namespace, replicas=2, duration="500ms"))
+    stack.kill_broker()
+    killed = time.monotonic()
+    for name in names[BURST_JOBS // 2 : BURST_JOBS * 3 // 4]:  # created while it is down
+        await kube.create(VCJOB, vcjob(name, namespace, replicas=2, duration="500ms"))
+    await asyncio.sleep(max(0.0, killed + BROKER_DOWN_S - time.monotonic()))
+    stack.start_broker_again()
+    await stack.broker_back()
+    back = time.monotonic()
+    for name in names[BURST_JOBS * 3 // 4 :]:
+        await kube.create(VCJOB, vcjob(name, namespace, replicas=2, duration="500ms"))
 
-    async def recovered() -> bool:
-        # Every service rebuilt after this loss (its log says so: a service can drop and
-        # regain /readyz between two polls) and is ready again.
-        ready = await readiness(stack)
-        again = all(len(log_lines(stack, n, REBUILDING)) > rebuilds[n] for n in stack.services)
-        return again and all(ready.values())
+    if stack.broker_kind == "tansu":
 
-    await eventually(recovered, timeout=90, what="every service to rebuild and be ready", every=0.1)
-    RECOVERY["broker kill -9 + empty restart: every service ready again"] = (
-        time.monotonic() - started
+        async def rebuilt() -> bool:
+            # Every service rebuilt after this loss (its log says so: a service can drop and
+            # regain /readyz between two polls) and is ready again.
+            ready = await readiness(stack)
+            again = all(len(log_lines(stack, n, REBUILDING)) > rebuilds[n] for n in stack.services)
+            return again and all(ready.values())
+
+        await eventually(rebuilt, timeout=90, what="every service to rebuild and be ready")
+        RECOVERY["broker kill -9 mid-burst, back empty: every service ready again"] = (
+            time.monotonic() - back
+        )
+
+    async def burst_completed() -> bool:
+        for name in names:
+            if job_phase(await kube.get(VCJOB, name, namespace)) != "Completed":
+                return False
+        return True
+
+    await eventually(burst_completed, timeout=240, what="every job of the burst to complete")
+    burst = [p for name in names for p in observer.pods_of(namespace, name)]
+    doubled = [n for n in names if len(observer.pods_of(namespace, n)) != 2]
+    assert not doubled, f"jobs with other than their 2 pods: {doubled}"
+    assert not [p.name for p in burst if len(p.nodes) > 1], "a pod was bound twice"
+    first_bind = min(p.bound_at for p in burst if p.bound_at is not None and p.bound_at > back)
+    RECOVERY[f"broker kill -9 mid-burst ({stack.broker_kind}): first bind after it is back"] = (
+        first_bind - back
     )
-    await run_normal_job(kube, observer, namespace, "after-broker-loss")
-    RECOVERY["broker kill -9 + empty restart: a new job completed"] = time.monotonic() - started
+    assert first_bind - back < FIRST_BIND_BOUND_S, "binding stood still after the broker's return"
 
     async def across_completed() -> bool:
         return job_phase(await kube.get(VCJOB, "across", namespace)) == "Completed"

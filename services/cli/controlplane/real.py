@@ -145,6 +145,11 @@ class RealControlPlane:
         return self.config.workdir / "control-plane"
 
     @property
+    def kafka(self) -> KafkaBroker | None:
+        """The cluster's Kafka broker, once started."""
+        return self._kafka
+
+    @property
     def pki(self) -> Pki:
         return Pki(self.dir / "pki")
 

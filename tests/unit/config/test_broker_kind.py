@@ -87,3 +87,24 @@ def test_a_changed_kind_brings_its_own_defaults() -> None:
     assert (tansu.fetch_wait_ms, tansu.idle_fetch_wait_ms, tansu.paced) == (20, 300, True)
     with pytest.raises(ValueError, match="SHOAL_DOORBELL is only for SHOAL_BROKER=tansu"):
         msgspec.structs.replace(tansu, broker="kafka")
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, (10_000, True)),
+        ({"SHOAL_BROKER": "tansu"}, (4_000, False)),
+        ({"SHOAL_BROKER": "tansu", "SHOAL_SESSION_TIMEOUT_MS": "6000"}, (6_000, False)),
+    ],
+    ids=["kafka", "tansu-short-joins", "tansu-own-session"],
+)
+def test_the_broker_kind_sets_the_group_session_and_whether_the_log_survives(
+    environ: dict[str, str], expected: tuple[int, bool]
+) -> None:
+    s = load_settings(KafkaSettings, environ)
+    assert (s.session_ms, s.log_survives_restart) == expected
+
+
+def test_a_session_timeout_below_a_second_is_refused() -> None:
+    with pytest.raises(UserError, match="SHOAL_SESSION_TIMEOUT_MS"):
+        load_settings(KafkaSettings, {"SHOAL_SESSION_TIMEOUT_MS": "500"})
