@@ -14,6 +14,12 @@ Workloads, each modelled on the peer's own performance test:
   and burst ``scheduler_perf`` gives it (5,000 and 5,000), not its defaults (50 and 100), so no
   side is held back by a client rate limit the other lacks. Shoal schedules the same pods by
   ``schedulerName: shoal``, with kube-scheduler not running.
+- ``volcano``: the e2e workload, 1,000 Volcano Jobs of 10 pods (1 CPU, 1 GiB each) on 1,000
+  nodes of Volcano's benchmark (32 CPUs, 256 GiB). The peer is Volcano v1.14.1's vc-scheduler
+  and vc-controller-manager (``services.cli.controlplane.peers``) with the client QPS and burst
+  Volcano's benchmark installs them with (5,000 / 10,000); the same manifests
+  (``schedulerName: volcano``, queue ``default``, ``minAvailable``: no webhook defaults them
+  on the peer's side) go to Shoal. Neither side runs kube-scheduler.
 
 Pods are created by this process, ``--concurrency`` calls at a time, as fast as the API server
 takes them; a pod watch sees each pod bound. On 2 cores the API server's create rate, not the
@@ -46,7 +52,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from services.cli.bench.e2e import percentile, watch_pods
+from services.cli.bench.e2e import JOB_LABEL, job_manifest, percentile, watch_pods
 from shared.errors import UserError
 
 Json = dict[str, Any]
@@ -54,6 +60,9 @@ NAMESPACE = "bench-compare"
 SHOAL = "shoal"
 # scheduler_perf's client QPS and burst for the scheduler it measures (util.go mustSetupCluster).
 SCHEDULER_PERF_QPS = 5000
+# Volcano's benchmark installs its scheduler and controller-manager with this client QPS and
+# burst (benchmark/README.md: VOLCANO_*_KUBE_API_QPS / _BURST).
+VOLCANO_BENCHMARK_QPS = (5000, 10000)
 # The processes that are the control plane both sides share; everything else a side starts is
 # its scheduler side, except these, which run on both sides alike.
 SHARED = ("kube-apiserver", "etcd")
@@ -63,16 +72,22 @@ READS = frozenset({"GET", "LIST", "WATCH", "CONNECT"})
 
 @dataclass(frozen=True)
 class Workload:
+    """``init`` units placed first, then ``measure`` units timed; a unit is a pod, or a Volcano
+    Job of ``pods_per_job`` pods (``jobs``)."""
+
     name: str
     peer: str
     nodes: int
     node_cpu: str
     node_memory: str
-    init_pods: int
-    measure_pods: int
+    init: int
+    measure: int
     pod_cpu: str
     pod_memory: str
     model: str
+    jobs: bool = False
+    pods_per_job: int = 1
+    peer_settings: str = ""
 
 
 WORKLOADS = {
@@ -82,11 +97,30 @@ WORKLOADS = {
         nodes=5000,
         node_cpu="4",
         node_memory="32Gi",
-        init_pods=1000,
-        measure_pods=10000,
+        init=1000,
+        measure=10000,
         pod_cpu="100m",
         pod_memory="500Mi",
         model="scheduler_perf SchedulingBasic/5000Nodes_10000Pods",
+        peer_settings=f"kube-scheduler, client QPS/burst {SCHEDULER_PERF_QPS} as scheduler_perf",
+    ),
+    "volcano": Workload(
+        name="volcano",
+        peer="volcano",
+        nodes=1000,
+        node_cpu="32",
+        node_memory="256Gi",
+        init=0,
+        measure=1000,
+        pod_cpu="1",
+        pod_memory="1Gi",
+        model="Volcano Jobs x 10 pods, Volcano's benchmark nodes (32 CPU, 256 GiB)",
+        jobs=True,
+        pods_per_job=10,
+        peer_settings=(
+            f"vc-scheduler + vc-controller-manager v1.14.1, client QPS/burst "
+            f"{VOLCANO_BENCHMARK_QPS[0]}/{VOLCANO_BENCHMARK_QPS[1]} as Volcano's benchmark"
+        ),
     ),
 }
 
@@ -100,8 +134,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="which sides run, comma-separated: peer, shoal (default both)",
     )
     parser.add_argument("--nodes", type=int, help="nodes (default: the workload's)")
-    parser.add_argument("--init-pods", type=int, help="pods placed first (default: the workload's)")
-    parser.add_argument("--pods", type=int, help="measured pods (default: the workload's)")
+    parser.add_argument(
+        "--init", type=int, help="pods (or jobs) placed first (default: the workload's)"
+    )
+    parser.add_argument(
+        "--count", type=int, help="measured pods (or jobs) (default: the workload's)"
+    )
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent create calls")
     parser.add_argument(
         "--backlog",
@@ -116,20 +154,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass
 class Placement:
-    """When each pod's create call started and when it was first seen with a node."""
+    """When each unit's create call started and when it was first seen with all its pods bound
+    (a unit: a pod, or a Volcano Job by its pods' ``volcano.sh/job-name`` label)."""
 
+    pods_per_unit: int = 1
+    by_label: str = ""
     created: dict[str, float] = field(default_factory=dict)
     bound: dict[str, float] = field(default_factory=dict)
+    pods: dict[str, set[str]] = field(default_factory=dict)  # unit → its pods seen bound
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def observe(self, pod: Json, now: float) -> None:
-        name = str((pod.get("metadata") or {}).get("name"))
-        if (pod.get("spec") or {}).get("nodeName") and name not in self.bound:
-            self.bound[name] = now
+        meta = pod.get("metadata") or {}
+        name = str(meta.get("name"))
+        unit = (meta.get("labels") or {}).get(self.by_label) if self.by_label else name
+        if not unit or not (pod.get("spec") or {}).get("nodeName"):
+            return
+        placed = self.pods.setdefault(unit, set())
+        placed.add(name)
+        if len(placed) >= self.pods_per_unit and unit not in self.bound:
+            self.bound[unit] = now
             self.changed.set()
 
     async def wait(self, names: list[str], deadline: float) -> int:
-        """Wait until every pod in ``names`` is bound or the deadline passes; how many are."""
+        """Wait until every unit in ``names`` is bound or the deadline passes; how many are."""
         while (
             left := sum(1 for n in names if n not in self.bound)
         ) and time.monotonic() < deadline:
@@ -159,6 +207,17 @@ def pod_manifest(name: str, workload: Workload, scheduler_name: str) -> Json:
             ],
         },
     }
+
+
+def unit_manifest(name: str, workload: Workload, scheduler_name: str) -> Json:
+    """A pod, or a Volcano Job as ``shoal bench e2e`` creates them."""
+    if not workload.jobs:
+        return pod_manifest(name, workload, scheduler_name)
+    job = job_manifest(name, workload.pods_per_job)
+    job["metadata"]["namespace"] = NAMESPACE
+    task = job["spec"]["tasks"][0]["template"]["spec"]["containers"][0]
+    task["resources"]["requests"] = {"cpu": workload.pod_cpu, "memory": workload.pod_memory}
+    return job
 
 
 @dataclass
@@ -197,10 +256,12 @@ async def _side(side: str, workload: Workload, nodes: int, workdir: Path) -> Asy
                 for name in SERVICES:
                     stack.services[name].signal(sig)
 
-            yield Running(stack.kubeconfig, SHOAL, stack.cpu, stack.rss, pause)
+            name = "volcano" if workload.jobs else SHOAL
+            yield Running(stack.kubeconfig, name, stack.cpu, stack.rss, pause)
         finally:
             stack.stop(grace=10)
         return
+    from services.cli.controlplane.peers import VOLCANO_PARTS, Peers
     from services.cli.controlplane.real import RealConfig, RealControlPlane
 
     real = RealControlPlane(
@@ -210,14 +271,27 @@ async def _side(side: str, workload: Workload, nodes: int, workdir: Path) -> Asy
             node_cpu=cpu,
             node_memory=memory,
             node_gpus=0,
+            kube_scheduler=workload.peer == "kube-scheduler",
             kube_scheduler_qps=SCHEDULER_PERF_QPS,
             kafka=False,
+            shoal_admission=False,
         )
     )
     try:
         await real.start(timeout=600)
-        scheduler = real.processes["kube-scheduler"]
-        yield Running(real.kubeconfig, "default-scheduler", real.cpu, real.rss, scheduler.signal)
+        if workload.peer == "volcano":
+            await Peers(real).start_volcano(client_qps=VOLCANO_BENCHMARK_QPS)
+            parts = [real.processes[name] for name in VOLCANO_PARTS]
+            scheduler_name = "volcano"
+        else:
+            parts = [real.processes["kube-scheduler"]]
+            scheduler_name = "default-scheduler"
+
+        def pause(sig: signal.Signals) -> None:
+            for part in parts:
+                part.signal(sig)
+
+        yield Running(real.kubeconfig, scheduler_name, real.cpu, real.rss, pause)
     finally:
         real.stop()
 
@@ -254,12 +328,12 @@ async def api_requests(kube: Any) -> Counter[str]:
 async def _create(kube: Any, names: list[str], manifest: Callable[[str], Json], n: int) -> None:
     from shared.kube import resource_for
 
-    pod_rt = resource_for("v1", "Pod")
     pending = iter(names)
 
     async def creator() -> None:
         for name in pending:
-            await kube.create_unread(pod_rt, manifest(name))
+            obj = manifest(name)
+            await kube.create_unread(resource_for(obj["apiVersion"], obj["kind"]), obj)
 
     await asyncio.gather(*(creator() for _ in range(n)))
 
@@ -268,11 +342,11 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
     from shared.kube import KubeClient, resource_for
 
     nodes = args.nodes or workload.nodes
-    init_pods = workload.init_pods if args.init_pods is None else args.init_pods
-    pods = args.pods or workload.measure_pods
+    init = workload.init if args.init is None else args.init
+    count = args.count or workload.measure
     async with _side(side, workload, nodes, workdir) as running:
         kube = await KubeClient.connect(str(running.kubeconfig))
-        placement = Placement()
+        placement = Placement(workload.pods_per_job, JOB_LABEL if workload.jobs else "")
         peaks: dict[str, float] = {}
 
         async def sample_rss() -> None:
@@ -290,14 +364,14 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
 
             def manifest(name: str) -> Json:
                 placement.created[name] = time.monotonic()
-                return pod_manifest(name, workload, running.scheduler_name)
+                return unit_manifest(name, workload, running.scheduler_name)
 
-            first = [f"init-{i}" for i in range(init_pods)]
+            first = [f"init-{i}" for i in range(init)]
             await _create(kube, first, manifest, args.concurrency)
             placed = await placement.wait(first, time.monotonic() + args.timeout)
             if placed < len(first):
-                raise UserError(f"{side}: {placed} of {len(first)} initial pods placed")
-            measured = [f"pod-{i}" for i in range(pods)]
+                raise UserError(f"{side}: {placed} of {len(first)} initial units placed")
+            measured = [f"{'job' if workload.jobs else 'pod'}-{i}" for i in range(count)]
             cpu_before = running.cpu()
             started = time.monotonic()
             if args.backlog:
@@ -326,23 +400,29 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
         if n in placement.bound
     ]
     seconds = max(last - started, 1e-9)
+    pods = count * workload.pods_per_job
+    pods_bound = sum(min(len(placement.pods.get(n, ())), workload.pods_per_job) for n in measured)
     return {
         "side": side,
         "nodes": nodes,
-        "init_pods": init_pods,
+        "unit": "job" if workload.jobs else "pod",
+        "init": init,
+        "count": count,
+        "units_bound": bound,
         "pods": pods,
         "backlog": args.backlog,
-        "pods_bound": bound,
+        "pods_bound": pods_bound,
         "seconds": round(seconds, 2),
         "created_in_s": round(created_in, 2),
-        "pods_per_s": round(bound / seconds, 1),
+        "pods_per_s": round(pods_bound / seconds, 1),
         "create_to_bound_p50_s": round(percentile(waits, 0.5), 3),
         "create_to_bound_p99_s": round(percentile(waits, 0.99), 3),
         "cpu_s": {k: round(v, 1) for k, v in _grouped(cpu).items()},
         "cpu_s_per_process": {k: round(v, 1) for k, v in sorted(cpu.items())},
         "rss_mib_peak": {k: round(v, 1) for k, v in _grouped(peaks).items()},
-        # The API server's writes per measured pod (the measure's own creates included), by
-        # verb and resource: what the scheduler side asks of the shared API server.
+        # The API server's writes per measured pod (the measure's own creates left out, unless
+        # the units are jobs, whose pods the scheduler side creates), by verb and resource:
+        # what the scheduler side asks of the shared API server.
         "writes_per_pod": {
             k: round(v / pods, 2) for k, v in requests.most_common() if v / pods >= 0.01
         },
@@ -381,6 +461,7 @@ def summarize(workload: Workload, results: list[Json]) -> Json:
         "workload": workload.name,
         "model": workload.model,
         "peer": workload.peer,
+        "peer_settings": workload.peer_settings,
         "sides": sides,
         "rows": rows,
         "runs": results,
@@ -390,9 +471,11 @@ def summarize(workload: Workload, results: list[Json]) -> Json:
 def render(summary: Json) -> str:
     first = summary["runs"][0]
     sides = summary["sides"]
+    unit = first["unit"]
     lines = [
         f"shoal bench compare {summary['workload']} ({summary['model']}): "
-        f"{first['pods']} pods on {first['nodes']} nodes, {first['init_pods']} placed first"
+        f"{first['count']} {unit}s ({first['pods']} pods) on {first['nodes']} nodes, "
+        f"{first['init']} {unit}s placed first"
         f"{', backlog' if first.get('backlog') else ', created live'}; "
         f"{len(summary['runs']) // max(len(sides), 1)} run(s) per side, medians",
         f"  {'':<30}"
@@ -403,12 +486,10 @@ def render(summary: Json) -> str:
         cells = "".join(f"{row[s]['median']:>18g}" for s in sides)
         ratio = f"   {row['ratio']:g}" if "ratio" in row else ""
         lines.append(f"  {row['row']:<30}{cells}{ratio}")
-    lines.append(
-        f"  peer: {summary['peer']} (client QPS/burst {SCHEDULER_PERF_QPS}, as scheduler_perf)"
-    )
+    lines.append(f"  peer: {summary['peer_settings']}")
     for r in summary["runs"]:
         lines.append(
-            f"  run {r['side']:<15} {r['pods_bound']}/{r['pods']} bound in {r['seconds']} s "
+            f"  run {r['side']:<15} {r['pods_bound']}/{r['pods']} pods bound in {r['seconds']} s "
             f"(created in {r['created_in_s']} s); CPU-s {r['cpu_s_per_process']}; "
             f"load {r['load_average']}; logs {r['workdir']}/logs"
         )
@@ -425,11 +506,11 @@ def run(args: argparse.Namespace) -> int:
     for name in ("runs", "concurrency"):
         if getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1")
-    for name in ("nodes", "pods"):
+    for name in ("nodes", "count"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UserError(f"--{name} must be at least 1")
-    if args.init_pods is not None and args.init_pods < 0:
-        raise UserError("--init-pods must not be negative")
+    if args.init is not None and args.init < 0:
+        raise UserError("--init must not be negative")
     from services.cli.controlplane.real import built
 
     if not built():

@@ -77,7 +77,11 @@ class Peers:
 
     # --- Volcano ----------------------------------------------------------------------------
 
-    async def start_volcano(self, *, timeout: float = 60.0) -> None:
+    async def start_volcano(
+        self, *, timeout: float = 60.0, client_qps: tuple[int, int] | None = None
+    ) -> None:
+        """vc-scheduler and vc-controller-manager; ``client_qps``: their client's QPS and burst
+        (their defaults: 2,000 / 2,000 and 50 / 100)."""
         crds = [
             doc
             for path in sorted(volcano_dir().glob("config/crd/*/bases/*.yaml"))
@@ -88,6 +92,8 @@ class Peers:
         conf = volcano_dir() / "installer/helm/chart/volcano/config/volcano-scheduler.conf"
         kubeconfig = f"--kubeconfig={self.plane.kubeconfig}"
         common = ["--leader-elect=false", "--enable-healthz=true"]
+        if client_qps is not None:
+            common += [f"--kube-api-qps={client_qps[0]}", f"--kube-api-burst={client_qps[1]}"]
         argvs = {
             "vc-controller-manager": [kubeconfig, *common],
             "vc-scheduler": [

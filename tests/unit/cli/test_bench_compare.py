@@ -41,7 +41,10 @@ def _run(side: str, pods_per_s: float, apiserver: float) -> compare.Json:
     return {
         "side": side,
         "nodes": 10,
-        "init_pods": 1,
+        "unit": "pod",
+        "init": 1,
+        "count": 100,
+        "units_bound": 100,
         "pods": 100,
         "backlog": True,
         "pods_bound": 100,
@@ -93,8 +96,8 @@ def test_one_side_alone_has_no_ratio() -> None:
     [
         (["--sides", "volcano"], "--sides takes peer and shoal, not volcano"),
         (["--runs", "0"], "--runs must be at least 1"),
-        (["--pods", "0"], "--pods must be at least 1"),
-        (["--init-pods", "-1"], "--init-pods must not be negative"),
+        (["--count", "0"], "--count must be at least 1"),
+        (["--init", "-1"], "--init must not be negative"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
@@ -103,6 +106,26 @@ def test_bad_arguments_exit_2_with_one_line(
     assert main(["bench", "compare", "basic", *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_a_volcano_unit_is_a_job_of_ten_pods_bound_when_all_are() -> None:
+    volcano = compare.WORKLOADS["volcano"]
+    job = compare.unit_manifest("job-1", volcano, "volcano")
+    assert (job["kind"], job["metadata"]["namespace"]) == ("Job", compare.NAMESPACE)
+    assert (job["spec"]["minAvailable"], job["spec"]["queue"]) == (10, "default")
+    placement = compare.Placement(volcano.pods_per_job, "volcano.sh/job-name")
+
+    def pod(i: int, node: str) -> dict[str, object]:
+        labels = {"volcano.sh/job-name": "job-1"}
+        return {"metadata": {"name": f"job-1-w-{i}", "labels": labels}, "spec": {"nodeName": node}}
+
+    for i in range(9):
+        placement.observe(pod(i, "n1"), float(i))
+    placement.observe(pod(3, "n1"), 20.0)  # a pod seen again counts once
+    assert placement.bound == {}
+    placement.observe(pod(9, ""), 21.0)  # not bound yet
+    placement.observe(pod(9, "n2"), 22.0)
+    assert placement.bound == {"job-1": 22.0}
 
 
 def test_the_workload_is_a_choice() -> None:
