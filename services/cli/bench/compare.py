@@ -373,6 +373,7 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
                 raise UserError(f"{side}: {placed} of {len(first)} initial units placed")
             measured = [f"{'job' if workload.jobs else 'pod'}-{i}" for i in range(count)]
             cpu_before = running.cpu()
+            requests_before = await api_requests(kube)
             started = time.monotonic()
             if args.backlog:
                 running.pause(signal.SIGSTOP)
@@ -384,7 +385,7 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
                     running.pause(signal.SIGCONT)
             if args.backlog:  # timed from the moment the scheduler side may go on
                 cpu_before, started = running.cpu(), time.monotonic()
-            requests_before = await api_requests(kube)
+                requests_before = await api_requests(kube)
             bound = await placement.wait(measured, started + args.timeout)
             cpu = {k: v - cpu_before.get(k, 0.0) for k, v in running.cpu().items()}
             requests = await api_requests(kube)
@@ -420,9 +421,9 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
         "cpu_s": {k: round(v, 1) for k, v in _grouped(cpu).items()},
         "cpu_s_per_process": {k: round(v, 1) for k, v in sorted(cpu.items())},
         "rss_mib_peak": {k: round(v, 1) for k, v in _grouped(peaks).items()},
-        # The API server's writes per measured pod (the measure's own creates left out, unless
-        # the units are jobs, whose pods the scheduler side creates), by verb and resource:
-        # what the scheduler side asks of the shared API server.
+        # The API server's writes per measured pod by verb and resource: what the scheduler
+        # side asks of the shared API server, with this measure's own creates (left out with
+        # --backlog, made while the scheduler side is stopped).
         "writes_per_pod": {
             k: round(v / pods, 2) for k, v in requests.most_common() if v / pods >= 0.01
         },
