@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -162,6 +163,7 @@ class Placement:
     created: dict[str, float] = field(default_factory=dict)
     bound: dict[str, float] = field(default_factory=dict)
     pods: dict[str, set[str]] = field(default_factory=dict)  # unit → its pods seen bound
+    waiting: set[str] = field(default_factory=set)  # the units ``wait`` still awaits
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def observe(self, pod: Json, now: float) -> None:
@@ -174,19 +176,20 @@ class Placement:
         placed.add(name)
         if len(placed) >= self.pods_per_unit and unit not in self.bound:
             self.bound[unit] = now
-            self.changed.set()
+            self.waiting.discard(unit)
+            if not self.waiting:
+                self.changed.set()
 
     async def wait(self, names: list[str], deadline: float) -> int:
-        """Wait until every unit in ``names`` is bound or the deadline passes; how many are."""
-        while (
-            left := sum(1 for n in names if n not in self.bound)
-        ) and time.monotonic() < deadline:
-            self.changed.clear()
-            try:
+        """Wait until every unit in ``names`` is bound or the deadline passes; how many are.
+        The units still awaited are a set ``observe`` empties: no recount per bound pod (this
+        client shares the cores with what it measures)."""
+        self.waiting = {n for n in names if n not in self.bound}
+        self.changed.clear()
+        if self.waiting:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), max(0.0, deadline - time.monotonic()))
-            except TimeoutError:
-                break
-        return len(names) - left
+        return len(names) - len(self.waiting)
 
 
 def pod_manifest(name: str, workload: Workload, scheduler_name: str) -> Json:

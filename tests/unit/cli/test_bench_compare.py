@@ -4,6 +4,8 @@ sides, the summary of runs and its table, and the arguments it refuses."""
 from __future__ import annotations
 
 import argparse
+import asyncio
+import time
 
 import pytest
 
@@ -126,6 +128,23 @@ def test_a_volcano_unit_is_a_job_of_ten_pods_bound_when_all_are() -> None:
     placement.observe(pod(9, ""), 21.0)  # not bound yet
     placement.observe(pod(9, "n2"), 22.0)
     assert placement.bound == {"job-1": 22.0}
+
+
+async def test_wait_returns_once_every_awaited_unit_is_bound_or_at_the_deadline() -> None:
+    placement = compare.Placement()
+
+    def pod(name: str) -> dict[str, object]:
+        return {"metadata": {"name": name}, "spec": {"nodeName": "n1"}}
+
+    placement.observe(pod("a"), 1.0)  # bound before the wait: counted at once
+    waiting = asyncio.create_task(placement.wait(["a", "b", "c"], time.monotonic() + 30))
+    await asyncio.sleep(0)
+    placement.observe(pod("b"), 2.0)
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    placement.observe(pod("c"), 3.0)
+    assert await waiting == 3
+    assert await placement.wait(["d"], time.monotonic() + 0.05) == 0  # the deadline
 
 
 def test_the_workload_is_a_choice() -> None:
