@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Mapping
 from typing import Annotated, Protocol
 
@@ -89,13 +90,24 @@ class ServiceShell:
 
     async def state_resynced(self) -> None:
         """Tell the other services that the state topics hold every object (the watcher, after
-        listing everything); best effort."""
+        listing everything). Retried with backoff for up to ``resync_timeout``: the others wait
+        that long for the mark before they rebuild anyway, and a broker just back from a restart
+        can refuse the first writes."""
         if self.generations is None or not self.generation:
             return
-        try:
-            await self.generations.mark_resynced(self.generation)
-        except Exception as exc:  # the next loss check will start over anyway
-            self.log.warning("cannot mark the state topics resynced", error=repr(exc))
+        deadline = time.monotonic() + self.settings.resync_timeout
+        delay = 0.1
+        while True:
+            try:
+                await self.generations.mark_resynced(self.generation)
+                return
+            except Exception as exc:
+                if time.monotonic() + delay > deadline:
+                    self.log.warning("cannot mark the state topics resynced", error=repr(exc))
+                    return
+                self.log.info("marking the state topics resynced again", error=repr(exc))
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
 
     @classmethod
     def from_env(cls, service: str, environ: Mapping[str, str] = os.environ) -> ServiceShell:

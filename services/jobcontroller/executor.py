@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgspec
+import structlog
 
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Patch
@@ -41,6 +42,7 @@ from shared.kube.recording import EventRecorder
 from shared.models import Json, Model
 
 # Kinds the watcher never mirrors: read before deleting to check ownership.
+_log = structlog.get_logger()
 _UNMIRRORED_KINDS = frozenset({"Secret", "NetworkPolicy"})
 _TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
 _API_VERSION_OF_KIND = {
@@ -395,7 +397,16 @@ class ActionExecutor:
             if exp_key is not None:
                 self._cache.expectations.creation_observed(exp_key)
             if isinstance(exc, ApiError) and exc.status == 409:
-                return True  # AlreadyExists: a deterministic name a previous sync created
+                # AlreadyExists: a deterministic name a previous sync created, which the cache
+                # does not show yet (it is behind the API server, or an event was lost).
+                meta = obj.get("metadata") or {}
+                _log.info(
+                    "create found the object already there",
+                    kind=kind,
+                    namespace=meta.get("namespace"),
+                    name=meta.get("name"),
+                )
+                return True
             outcome.errors.append(exc)
             return False
         outcome.created[kind] = outcome.created.get(kind, 0) + 1

@@ -44,6 +44,9 @@ from shared.models import Json, to_dict
 from shared.models.volcano import VolcanoJobStatus
 
 _log = structlog.get_logger()
+# A sync that still waits this long for the cache to show its own creations or deletions says so:
+# the events it waits for are late or lost (expectations expire after five minutes).
+STALE_EXPECTATION_S = 30.0
 
 
 @dataclass(slots=True)
@@ -132,12 +135,26 @@ class Syncer:
 
     def _observe(self, key: WorkKey) -> Observed:
         cache, now = self._cache, self._clock()
+        waiting = [
+            (t, exp)
+            for t in OWNED_TYPES
+            if not cache.expectations.satisfied(expectation_key(key, t), now)
+            and (exp := cache.expectations.get(expectation_key(key, t))) is not None
+        ]
+        for type_key, exp in waiting:
+            if now - exp.set_at >= STALE_EXPECTATION_S:  # an event that should have come by now
+                _log.warning(
+                    "sync still waits for its own creations or deletions to be seen",
+                    job=key.key,
+                    kind=type_key,
+                    creations=exp.add,
+                    deletions=exp.delete,
+                    waited_s=round(now - exp.set_at, 1),
+                )
         return observing.observe(
             cache,
             key,
-            expectations_satisfied=all(
-                cache.expectations.satisfied(expectation_key(key, t), now) for t in OWNED_TYPES
-            ),
+            expectations_satisfied=not waiting,
             finalizers_removing=cache.finalizers.pending(str(key)),
             gang_scheduler_names=self._gang_scheduler_names,
             batch_managed_by=cache.batch_managed_by,

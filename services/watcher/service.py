@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import random
 import time
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -27,7 +28,7 @@ from prometheus_client import Counter, Gauge
 from services.watcher.mirror import ResourceMirror
 from services.watcher.publishing import Publisher
 from shared.bus import Bus
-from shared.events import Envelope, ObjectEvent
+from shared.events import Envelope, ObjectDeleted, ObjectEvent, state_decoder
 from shared.hops import WATCHER_PUBLISH, HopMetrics
 from shared.kube import ApiError, KubeClient, ResourceType, WatchExpired, resource_for
 from shared.kube.errors import CALL_ERRORS
@@ -111,6 +112,62 @@ class Metrics:
         )
 
 
+Identity = tuple[str, str, str]
+"""An object of a state record: apiVersion, namespace, name (a record's key is its job's)."""
+Held = Callable[[str], Awaitable[dict[Identity, int]]]
+"""Per object, the newest resourceVersion the state topics hold for one kind."""
+VERIFY_ATTEMPTS = 5
+
+
+class _IdentityMeta(msgspec.Struct):
+    name: str = ""
+    namespace: str = ""
+
+
+class _IdentityHead(msgspec.Struct):
+    apiVersion: str = ""
+    metadata: _IdentityMeta = msgspec.field(default_factory=_IdentityMeta)
+
+
+_identity_decoder = msgspec.json.Decoder(_IdentityHead)
+
+
+def identity(event: ObjectEvent) -> Identity:
+    head = _identity_decoder.decode(event.object)
+    return (head.apiVersion, head.metadata.namespace, head.metadata.name)
+
+
+def _rv(version: str) -> int:
+    try:
+        return int(version)
+    except ValueError:
+        return 0
+
+
+class StateReader:
+    """Reads the state topics back (``Held``): what the broker holds of each kind now."""
+
+    def __init__(self, bus: Bus, topics: Topics) -> None:
+        self._bus = bus
+        self._topics = topics
+
+    async def __call__(self, kind: str) -> dict[Identity, int]:
+        snapshot = await self._bus.rebuild(
+            topics=[self._topics.state(kind)], decode=state_decoder.decode
+        )
+        held: dict[Identity, int] = {}
+        for record in snapshot.records:
+            event = record.value
+            if not isinstance(event, ObjectEvent) or event.kind != kind:
+                continue
+            who = identity(event)
+            if isinstance(event, ObjectDeleted):
+                held.pop(who, None)
+            else:
+                held[who] = max(held.get(who, -1), _rv(event.resourceVersion))
+        return held
+
+
 class ResourceWatch:
     """LIST+WATCH of one resource, forever, publishing into a Publisher."""
 
@@ -123,6 +180,7 @@ class ResourceWatch:
         settings: WatcherSettings,
         metrics: Metrics,
         producer: str,
+        held: Held | None = None,
     ) -> None:
         self.rt = rt
         self.kube = kube
@@ -131,6 +189,7 @@ class ResourceWatch:
         self.metrics = metrics
         self.mirror = ResourceMirror(kind=rt.kind, api_version=rt.api_version, producer=producer)
         self.synced = asyncio.Event()
+        self.held = held
 
     async def relist(self) -> None:
         items, rv = await self.kube.list_all(self.rt, limit=self.settings.list_page_size)
@@ -141,7 +200,34 @@ class ResourceWatch:
         self.metrics.published.labels(self.rt.kind).inc(len(events))
         self.metrics.objects.labels(self.rt.kind).set(len(self.mirror))
         await self.publisher.flushed()
+        if not self.synced.is_set() and self.held is not None:
+            await self._verify(events)
         self.synced.set()
+
+    async def _verify(self, events: list[Any]) -> None:
+        """The first list of a log generation is what every other service rebuilds from: read
+        it back, and publish again what the broker does not hold. The embedded broker, just
+        restarted, has acknowledged records it then did not keep (its topics being re-created
+        by the clients of the log it lost), and a job whose record is lost is never synced."""
+        assert self.held is not None
+        listed = [e for e in events if isinstance(e, ObjectEvent) and e.resourceVersion]
+        for attempt in range(1, VERIFY_ATTEMPTS + 1):
+            held = await self.held(self.rt.kind)
+            missing = [e for e in listed if held.get(identity(e), -1) < _rv(e.resourceVersion)]
+            if not missing:
+                return
+            _log.warning(
+                "the broker does not hold every listed object; publishing them again",
+                kind=self.rt.kind,
+                missing=len(missing),
+                listed=len(listed),
+                attempt=attempt,
+            )
+            self.metrics.errors.labels(self.rt.kind, "ListNotHeld").inc()
+            for event in missing:
+                self.publisher.put(event)
+            await self.publisher.flushed()
+        _log.error("the broker still does not hold every listed object", kind=self.rt.kind)
 
     async def watch_once(self) -> None:
         stream = self.kube.watch_raw(
@@ -270,6 +356,7 @@ async def run_watcher(
     notice = SkipNotice(kube=kube, metrics=metrics, limit=limit, producer="shoal-watcher")
     hops = HopMetrics(shell.registry)
     hops.depth(WATCHER_PUBLISH, lambda: float(sum(map(len, publishers.values()))))
+    held = StateReader(bus, topics)
     for rt in resources:
         topic = topics.state(rt.kind)
         publisher = publishers.setdefault(
@@ -283,6 +370,7 @@ async def run_watcher(
                 settings=settings,
                 metrics=metrics,
                 producer=shell.service,
+                held=held,
             )
         )
 

@@ -27,7 +27,7 @@ import contextlib
 import functools
 import random
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -309,6 +309,8 @@ class KafkaBus:
                 await consumer.seek_to_beginning(*rings)
             pacing = Pacing(consumer, self._settings, wake_topics=wake_topics)
             truncations = _Truncations(self._truncated)
+            # What the rebuild read counts as read: a log that restarts below it lost that.
+            truncations.read_up_to({KafkaTopicPartition(*tp): o for tp, o in positions.items()})
             while not stopping.is_set():
                 fetched = await consumer.getmany(
                     timeout_ms=pacing.poll_timeout_ms(policy), max_records=policy.max_records
@@ -431,6 +433,13 @@ class _Truncations:
         self._every_s = every_s
         self._next_check = 0.0
         self._read_to: dict[KafkaTopicPartition, int] = {}  # past the last record read
+
+    def read_up_to(self, positions: Mapping[KafkaTopicPartition, int]) -> None:
+        """Count the records before ``positions`` as read by this reader (a follower starts
+        where its rebuild stopped)."""
+        for tp, offset in positions.items():
+            if offset > 0:
+                self._read_to[tp] = offset
 
     def forget(self, *, gone: Collection[str] = ()) -> None:
         """After a rebalance or a seek back a position may be below or past what this reader

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import msgspec
 import pytest
 
 from services.cli.controlplane.real import built
@@ -83,6 +84,36 @@ def bus_settings(stack: Stack, **overrides: Any) -> KafkaSettings:
         topic_prefix=stack.config.topic_prefix,
         **overrides,
     )
+
+
+async def recovery_report(stack: Stack, rebuilds: dict[str, int]) -> str:
+    """Per service: rebuilt since, ready, and the last lines of its log (for a failed wait)."""
+    ready = await readiness(stack)
+    lines = []
+    for name in stack.services:
+        again = len(log_lines(stack, name, REBUILDING)) - rebuilds[name]
+        lines.append(f"{name}: rebuilt {again} time(s), ready {ready.get(name)}")
+        if again <= 0 or not ready.get(name):
+            lines += [f"  | {line[:300]}" for line in log_lines(stack, name, "")[-15:]]
+    return "\n".join(lines)
+
+
+async def state_records(stack: Stack, kind: str, keys: list[str]) -> list[str]:
+    """Per key: the records of ``kind``'s state topic that carry it (type, resourceVersion),
+    as the broker holds them now (for a failed wait: published or not)."""
+    topic = Topics(prefix=stack.config.topic_prefix).state(kind)
+    async with KafkaBus(settings=bus_settings(stack)) as bus:
+        snapshot = await bus.rebuild(topics=[topic], decode=bytes)
+    found: dict[str, list[str]] = {key: [] for key in keys}
+    for record in snapshot.records:
+        key = (record.key or b"").decode()
+        if key in found:
+            head = msgspec.json.decode(record.value)
+            found[key].append(
+                f"{head.get('type')} rv {head.get('resourceVersion')} at "
+                f"{record.partition}/{record.offset} by {head.get('producer')}"
+            )
+    return [f"{key}: {records or 'none'}" for key, records in found.items()]
 
 
 def log_lines(stack: Stack, service: str, needle: str) -> list[str]:
@@ -389,7 +420,10 @@ async def test_broker_killed_mid_burst_and_restarted_is_survived(
             again = all(len(log_lines(stack, n, REBUILDING)) > rebuilds[n] for n in stack.services)
             return again and all(ready.values())
 
-        await eventually(rebuilt, timeout=90, what="every service to rebuild and be ready")
+        try:
+            await eventually(rebuilt, timeout=90, what="every service to rebuild and be ready")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{await recovery_report(stack, rebuilds)}") from None
         RECOVERY["broker kill -9 mid-burst, back empty: every service ready again"] = (
             time.monotonic() - back
         )
@@ -400,7 +434,19 @@ async def test_broker_killed_mid_burst_and_restarted_is_survived(
                 return False
         return True
 
-    await eventually(burst_completed, timeout=240, what="every job of the burst to complete")
+    try:
+        await eventually(burst_completed, timeout=240, what="every job of the burst to complete")
+    except AssertionError as exc:
+        stuck = []
+        for name in names:
+            job = await kube.get(VCJOB, name, namespace)
+            if job_phase(job) != "Completed":
+                pods = [(p.name, p.nodes) for p in observer.pods_of(namespace, name)]
+                stuck.append(f"{name}: {job_phase(job)}, pods {pods}")
+        report = await recovery_report(stack, rebuilds)
+        stuck_keys = [f"{namespace}/{line.split(':')[0]}" for line in stuck]
+        published = await state_records(stack, "Job", stuck_keys)
+        raise AssertionError(f"{exc}\n" + "\n".join([*stuck, *published, report])) from None
     burst = [p for name in names for p in observer.pods_of(namespace, name)]
     doubled = [n for n in names if len(observer.pods_of(namespace, n)) != 2]
     assert not doubled, f"jobs with other than their 2 pods: {doubled}"

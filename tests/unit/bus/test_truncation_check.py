@@ -119,3 +119,20 @@ def test_what_was_read_of_a_topic_gone_at_a_rebalance_is_lost(
     assert (TopicPartition(TP.topic, TP.partition) in found) is lost
     check.saw({TP: [Record(0)]})  # read again from the group's commit: nothing more to say
     assert len(found) == int(lost)
+
+
+@pytest.mark.parametrize(
+    ("rebuilt_to", "highwater", "lost"),
+    [(7, 7, False), (7, 9, False), (7, 2, True), (0, 0, False)],
+    ids=["at-the-end", "behind", "restarted-below-the-rebuild", "empty-rebuild"],
+)
+async def test_a_follower_counts_what_its_rebuild_read(
+    rebuilt_to: int, highwater: int, lost: bool
+) -> None:
+    # A follower starts where its rebuild stopped and has read nothing itself yet: a log that
+    # restarts below that position lost what the rebuild read.
+    found: set[TopicPartition] = set()
+    check = _Truncations(found, every_s=0.0)
+    check.read_up_to({TP: rebuilt_to})
+    await check.check(FakeConsumer(highwater_at=highwater, position_at=rebuilt_to))
+    assert (TopicPartition(TP.topic, TP.partition) in found) is lost
