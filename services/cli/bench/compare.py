@@ -20,6 +20,14 @@ Workloads, each modelled on the peer's own performance test:
   Volcano's benchmark installs them with (5,000 / 10,000); the same manifests
   (``schedulerName: volcano``, queue ``default``, ``minAvailable``: no webhook defaults them
   on the peer's side) go to Shoal. Neither side runs kube-scheduler.
+- ``kueue``: Kueue's scheduler performance baseline
+  (``test/performance/scheduler/configs/baseline/generator.yaml``, ``shoal bench kueue``): 5
+  cohorts of 6 ClusterQueues fed 15,000 Workloads at Kueue's intervals, created directly and
+  played by the runner as Kueue's performance runner does. The peer is Kueue v0.17.0's manager
+  with the Configuration upstream ships (client QPS/burst 50/100 and Workload concurrency 5,
+  which minimalkueue, the binary of Kueue's performance test, copies from it). Measured as
+  Kueue's checker does: wall time until every Workload finished, ClusterQueue usage, mean time
+  to admission per class.
 
 Pods are created by this process, ``--concurrency`` calls at a time, as fast as the API server
 takes them; a pod watch sees each pod bound. On 2 cores the API server's create rate, not the
@@ -90,6 +98,10 @@ class Workload:
     pods_per_job: int = 1
     peer_settings: str = ""
 
+    @property
+    def kueue(self) -> bool:
+        return self.peer == "kueue"
+
 
 WORKLOADS = {
     "basic": Workload(
@@ -123,6 +135,22 @@ WORKLOADS = {
             f"{VOLCANO_BENCHMARK_QPS[0]}/{VOLCANO_BENCHMARK_QPS[1]} as Volcano's benchmark"
         ),
     ),
+    "kueue": Workload(
+        name="kueue",
+        peer="kueue",
+        nodes=1,
+        node_cpu="32",
+        node_memory="256Gi",
+        init=0,
+        measure=15000,
+        pod_cpu="1",
+        pod_memory="1Gi",
+        model="Kueue's scheduler performance baseline: 5 cohorts x 6 ClusterQueues, Workloads",
+        peer_settings=(
+            "Kueue v0.17.0's manager, upstream's Configuration (client QPS/burst 50/100, "
+            "Workload concurrency 5, as minimalkueue)"
+        ),
+    ),
 }
 
 
@@ -142,6 +170,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--count", type=int, help="measured pods (or jobs) (default: the workload's)"
     )
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent create calls")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="kueue: fraction of each workload set (1.0)"
+    )
     parser.add_argument(
         "--backlog",
         action="store_true",
@@ -264,7 +295,7 @@ async def _side(side: str, workload: Workload, nodes: int, workdir: Path) -> Asy
         finally:
             stack.stop(grace=10)
         return
-    from services.cli.controlplane.peers import VOLCANO_PARTS, Peers
+    from services.cli.controlplane.peers import KUEUE_PART, VOLCANO_PARTS, Peers
     from services.cli.controlplane.real import RealConfig, RealControlPlane
 
     real = RealControlPlane(
@@ -286,6 +317,10 @@ async def _side(side: str, workload: Workload, nodes: int, workdir: Path) -> Asy
             await Peers(real).start_volcano(client_qps=VOLCANO_BENCHMARK_QPS)
             parts = [real.processes[name] for name in VOLCANO_PARTS]
             scheduler_name = "volcano"
+        elif workload.kueue:
+            await Peers(real).start_kueue()
+            parts = [real.processes[KUEUE_PART]]
+            scheduler_name = ""
         else:
             parts = [real.processes["kube-scheduler"]]
             scheduler_name = "default-scheduler"
@@ -341,6 +376,74 @@ async def _create(kube: Any, names: list[str], manifest: Callable[[str], Json], 
     await asyncio.gather(*(creator() for _ in range(n)))
 
 
+async def _sample_rss(running: Running, peaks: dict[str, float]) -> None:
+    """Keep each process's peak RSS (MiB), sampled every second."""
+    while True:
+        for name, mib in running.rss().items():
+            if mib is not None:
+                peaks[name] = max(peaks.get(name, 0.0), mib)
+        await asyncio.sleep(1)
+
+
+async def run_kueue_side(side: str, args: argparse.Namespace, workdir: Path) -> Json:
+    """Kueue's baseline on one side: the queues, then every Workload played to its finish."""
+    from services.cli.bench import kueue as baseline
+    from shared.kube import KubeClient
+
+    workload = WORKLOADS["kueue"]
+    counts = baseline.counts_at(args.scale)
+    async with _side(side, workload, workload.nodes, workdir) as running:
+        kube = await KubeClient.connect(str(running.kubeconfig))
+        peaks: dict[str, float] = {}
+        sampling = asyncio.create_task(_sample_rss(running, peaks))
+        try:
+            queues = await baseline.create_queues(
+                kube, baseline.COHORTS, baseline.QUEUES_PER_COHORT
+            )
+            await asyncio.sleep(2)  # the queues reach the scheduler's cache before the workloads
+            cpu_before = running.cpu()
+            requests_before = await api_requests(kube)
+            run = await baseline.play(kube, queues, counts, args.timeout, quiet=args.json)
+            cpu = {k: v - cpu_before.get(k, 0.0) for k, v in running.cpu().items()}
+            requests = await api_requests(kube)
+            requests.subtract(requests_before)
+        finally:
+            sampling.cancel()
+            await kube.close()
+    baseline.write_timeline(workdir / "timeline.json", run)
+    result = baseline.report(
+        run,
+        cohorts=baseline.COHORTS,
+        scale=args.scale,
+        counts=counts,
+        queues=len(queues),
+        workdir=str(workdir),
+        cpu={k: round(v, 1) for k, v in sorted(cpu.items())},
+    )
+    total = result["workloads"]
+    means = result["mean_time_to_admission_ms"]
+    return {
+        "side": side,
+        "unit": "workload",
+        "count": total,
+        "complete": result["finished"] == total,
+        "wall_s": result["wall_s"],
+        "kueue_usage_pct": result["kueue_usage_pct"],
+        "usage_pct": result["usage_pct"],
+        "admission_mean_s": {k: round(v / 1000, 1) for k, v in means.items()},
+        "finished": result["finished"],
+        "evictions": result["evictions"],
+        "cpu_s": {k: round(v, 1) for k, v in _grouped(cpu).items()},
+        "cpu_s_per_process": result["cpu_s"],
+        "rss_mib_peak": {k: round(v, 1) for k, v in _grouped(peaks).items()},
+        "writes_per_unit": {
+            k: round(v / total, 2) for k, v in requests.most_common() if v / total >= 0.01
+        },
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "workdir": str(workdir),
+    }
+
+
 async def run_side(side: str, args: argparse.Namespace, workload: Workload, workdir: Path) -> Json:
     from shared.kube import KubeClient, resource_for
 
@@ -351,18 +454,10 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
         kube = await KubeClient.connect(str(running.kubeconfig))
         placement = Placement(workload.pods_per_job, JOB_LABEL if workload.jobs else "")
         peaks: dict[str, float] = {}
-
-        async def sample_rss() -> None:
-            while True:
-                for name, mib in running.rss().items():
-                    if mib is not None:
-                        peaks[name] = max(peaks.get(name, 0.0), mib)
-                await asyncio.sleep(1)
-
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
         await kube.create(resource_for("v1", "Namespace"), namespace)
         watching = asyncio.create_task(watch_pods(kube, placement.observe, NAMESPACE))
-        sampling = asyncio.create_task(sample_rss())
+        sampling = asyncio.create_task(_sample_rss(running, peaks))
         try:
 
             def manifest(name: str) -> Json:
@@ -416,6 +511,7 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
         "pods": pods,
         "backlog": args.backlog,
         "pods_bound": pods_bound,
+        "complete": pods_bound == pods,
         "seconds": round(seconds, 2),
         "created_in_s": round(created_in, 2),
         "pods_per_s": round(pods_bound / seconds, 1),
@@ -427,7 +523,7 @@ async def run_side(side: str, args: argparse.Namespace, workload: Workload, work
         # The API server's writes per measured pod by verb and resource: what the scheduler
         # side asks of the shared API server, with this measure's own creates (left out with
         # --backlog, made while the scheduler side is stopped).
-        "writes_per_pod": {
+        "writes_per_unit": {
             k: round(v / pods, 2) for k, v in requests.most_common() if v / pods >= 0.01
         },
         "load_average": [round(x, 2) for x in os.getloadavg()],
@@ -442,7 +538,20 @@ ROWS: tuple[tuple[str, Callable[[Json], float], bool], ...] = (
     ("create -> bound p99 s", lambda r: r["create_to_bound_p99_s"], False),
     ("scheduler side CPU-s", lambda r: r["cpu_s"]["scheduler_side"], False),
     ("scheduler side peak RSS MiB", lambda r: r["rss_mib_peak"]["scheduler_side"], False),
-    ("API writes per pod", lambda r: sum(r["writes_per_pod"].values()), False),
+    ("API writes per pod", lambda r: sum(r["writes_per_unit"].values()), False),
+    ("kube-apiserver CPU-s", lambda r: r["cpu_s"]["kube-apiserver"], False),
+    ("etcd CPU-s", lambda r: r["cpu_s"]["etcd"], False),
+)
+# Kueue's checker's measures (rangespec.yaml), then the same costs.
+KUEUE_ROWS: tuple[tuple[str, Callable[[Json], float], bool], ...] = (
+    ("wall s (all finished)", lambda r: r["wall_s"], False),
+    ("ClusterQueue usage %", lambda r: r["kueue_usage_pct"], True),
+    ("admission mean small s", lambda r: r["admission_mean_s"]["small"], False),
+    ("admission mean medium s", lambda r: r["admission_mean_s"]["medium"], False),
+    ("admission mean large s", lambda r: r["admission_mean_s"]["large"], False),
+    ("scheduler side CPU-s", lambda r: r["cpu_s"]["scheduler_side"], False),
+    ("scheduler side peak RSS MiB", lambda r: r["rss_mib_peak"]["scheduler_side"], False),
+    ("API writes per workload", lambda r: sum(r["writes_per_unit"].values()), False),
     ("kube-apiserver CPU-s", lambda r: r["cpu_s"]["kube-apiserver"], False),
     ("etcd CPU-s", lambda r: r["cpu_s"]["etcd"], False),
 )
@@ -453,7 +562,7 @@ def summarize(workload: Workload, results: list[Json]) -> Json:
     the peer's)."""
     sides = sorted({r["side"] for r in results}, key=lambda s: s == SHOAL)
     rows = []
-    for label, read, higher_is_better in ROWS:
+    for label, read, higher_is_better in KUEUE_ROWS if workload.kueue else ROWS:
         row: Json = {"row": label, "higher_is_better": higher_is_better}
         for side in sides:
             values = [float(read(r)) for r in results if r["side"] == side]
@@ -476,11 +585,16 @@ def render(summary: Json) -> str:
     first = summary["runs"][0]
     sides = summary["sides"]
     unit = first["unit"]
+    if unit == "workload":
+        size = f"{first['count']} workloads"
+    else:
+        size = (
+            f"{first['count']} {unit}s ({first['pods']} pods) on {first['nodes']} nodes, "
+            f"{first['init']} {unit}s placed first"
+            f"{', backlog' if first.get('backlog') else ', created live'}"
+        )
     lines = [
-        f"shoal bench compare {summary['workload']} ({summary['model']}): "
-        f"{first['count']} {unit}s ({first['pods']} pods) on {first['nodes']} nodes, "
-        f"{first['init']} {unit}s placed first"
-        f"{', backlog' if first.get('backlog') else ', created live'}; "
+        f"shoal bench compare {summary['workload']} ({summary['model']}): {size}; "
         f"{len(summary['runs']) // max(len(sides), 1)} run(s) per side, medians",
         f"  {'':<30}"
         + "".join(f"{s:>18}" for s in sides)
@@ -492,12 +606,18 @@ def render(summary: Json) -> str:
         lines.append(f"  {row['row']:<30}{cells}{ratio}")
     lines.append(f"  peer: {summary['peer_settings']}")
     for r in summary["runs"]:
+        if unit == "workload":
+            done = f"{r['finished']}/{r['count']} workloads finished in {r['wall_s']} s"
+        else:
+            done = (
+                f"{r['pods_bound']}/{r['pods']} pods bound in {r['seconds']} s "
+                f"(created in {r['created_in_s']} s)"
+            )
         lines.append(
-            f"  run {r['side']:<15} {r['pods_bound']}/{r['pods']} pods bound in {r['seconds']} s "
-            f"(created in {r['created_in_s']} s); CPU-s {r['cpu_s_per_process']}; "
+            f"  run {r['side']:<15} {done}; CPU-s {r['cpu_s_per_process']}; "
             f"load {r['load_average']}; logs {r['workdir']}/logs"
         )
-        lines.append(f"    API writes per pod: {r['writes_per_pod']}")
+        lines.append(f"    API writes per {unit}: {r['writes_per_unit']}")
     return "\n".join(lines)
 
 
@@ -515,6 +635,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{name} must be at least 1")
     if args.init is not None and args.init < 0:
         raise UserError("--init must not be negative")
+    if not 0 < args.scale <= 10:
+        raise UserError("--scale must be in (0, 10]")
     from services.cli.controlplane.real import built
 
     if not built():
@@ -525,15 +647,17 @@ def run(args: argparse.Namespace) -> int:
         for side in sides:
             name = workload.peer if side == "peer" else SHOAL
             workdir = root / f"{index + 1}-{name}"
-            result = asyncio.run(run_side(name, args, workload, workdir))
+            if workload.kueue:
+                result = asyncio.run(run_kueue_side(name, args, workdir))
+                said = f"wall {result['wall_s']} s, {result['finished']}/{result['count']} finished"
+            else:
+                result = asyncio.run(run_side(name, args, workload, workdir))
+                said = (
+                    f"{result['pods_per_s']} pods/s, {result['pods_bound']}/{result['pods']} bound"
+                )
             results.append(result)
             if not args.json:
-                print(
-                    f"run {index + 1}, {name}: {result['pods_per_s']} pods/s, "
-                    f"{result['pods_bound']}/{result['pods']} bound",
-                    flush=True,
-                )
+                print(f"run {index + 1}, {name}: {said}", flush=True)
     summary = summarize(workload, results)
     print(json.dumps(summary) if args.json else render(summary))
-    complete = all(r["pods_bound"] == r["pods"] for r in results)
-    return 0 if complete else 1
+    return 0 if all(r["complete"] for r in results) else 1

@@ -30,7 +30,7 @@ from shared.errors import UserError
 
 Json = dict[str, Any]
 NAMESPACE = "kueue-bench"
-KUEUE = "kueue.x-k8s.io/v1beta1"
+KUEUE = "kueue.x-k8s.io/v1beta2"  # what Kueue's own runner writes
 CLASS_LABEL = "kueue.x-k8s.io/bench-class"
 RUNTIME_LABEL = "kueue.x-k8s.io/bench-runtime-ms"
 KUEUE_MEANS_MS = {"small": 215_468, "medium": 76_768, "large": 16_501}
@@ -118,13 +118,25 @@ def _cpu_used(status: Json) -> float:
     return parse_quantity(resources[0].get("total", 0)).milli() / 1000 if resources else 0.0
 
 
-def cluster_queue(name: str, cohort: str) -> Json:
+def kueue_resource(kind: str) -> Any:
+    """Kueue's ``kind`` at ``KUEUE``'s version (Shoal's own clients read v1beta1)."""
+    import msgspec
+
+    from shared.kube import resource_for
+
+    served = resource_for("kueue.x-k8s.io/v1beta1", kind)
+    return msgspec.structs.replace(served, version=KUEUE.rpartition("/")[2])
+
+
+def cluster_queue(name: str, cohort: str, api_version: str = KUEUE) -> Json:
+    """A ClusterQueue of the baseline (v1beta1 names its cohort ``cohort``)."""
+    cohort_field = "cohort" if api_version.endswith("/v1beta1") else "cohortName"
     return {
-        "apiVersion": KUEUE,
+        "apiVersion": api_version,
         "kind": "ClusterQueue",
         "metadata": {"name": name},
         "spec": {
-            "cohort": cohort,
+            cohort_field: cohort,
             "namespaceSelector": {},
             "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
             "resourceGroups": [
@@ -148,9 +160,9 @@ def cluster_queue(name: str, cohort: str) -> Json:
     }
 
 
-def workload(name: str, queue: str, spec: WorkloadSet) -> Json:
+def workload(name: str, queue: str, spec: WorkloadSet, api_version: str = KUEUE) -> Json:
     return {
-        "apiVersion": KUEUE,
+        "apiVersion": api_version,
         "kind": "Workload",
         "metadata": {
             "name": name,
@@ -186,12 +198,10 @@ class Runner:
     """Plays the jobs, as Kueue's performance runner does (``runner/controller``)."""
 
     def __init__(self, kube: Any, run: Run, sizes: dict[str, int]) -> None:
-        from shared.kube import resource_for
-
         self.kube = kube
         self.run = run
         self.sizes = sizes  # workload → CPUs
-        self.rt = resource_for(KUEUE, "Workload")
+        self.rt = kueue_resource("Workload")
         self.tasks: set[asyncio.Task[None]] = set()
         self.seen: dict[str, Json] = {}
 
@@ -199,13 +209,11 @@ class Runner:
         await self._watch(self.rt, NAMESPACE, self.observe)
 
     async def watch_queues(self) -> None:
-        from shared.kube import resource_for
-
         def observe(obj: Json) -> None:
             name = str(obj["metadata"]["name"])
             self.run.queue_usage.observe(name, obj.get("status") or {}, time.monotonic())
 
-        await self._watch(resource_for(KUEUE, "ClusterQueue"), None, observe)
+        await self._watch(kueue_resource("ClusterQueue"), None, observe)
 
     async def _watch(self, rt: Any, namespace: str | None, observe: Any) -> None:
         from shared.kube import ApiError
@@ -330,9 +338,7 @@ class Runner:
 async def _create_set(
     kube: Any, run: Run, queue: str, index: str, spec: WorkloadSet, count: int
 ) -> None:
-    from shared.kube import resource_for
-
-    rt = resource_for(KUEUE, "Workload")
+    rt = kueue_resource("Workload")
     for i in range(count):
         name = f"{spec.name}-{index}-{i}"
         run.created[name] = time.monotonic()
@@ -341,88 +347,119 @@ async def _create_set(
         await asyncio.sleep(spec.interval_ms / 1000)
 
 
+async def create_queues(kube: Any, cohorts: int, per_cohort: int) -> list[str]:
+    """The benchmark's namespace, ResourceFlavor, ClusterQueues and their LocalQueues."""
+    from shared.kube import resource_for
+
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    await kube.create(resource_for("v1", "Namespace"), namespace)
+    flavor = {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "rf"}}
+    await kube.create(kueue_resource("ResourceFlavor"), flavor)
+    queues: list[str] = []
+    for c in range(cohorts):
+        for q in range(per_cohort):
+            name = f"cq-{c}-{q}"
+            queues.append(name)
+            await kube.create(kueue_resource("ClusterQueue"), cluster_queue(name, f"cohort-{c}"))
+            local = {
+                "apiVersion": KUEUE,
+                "kind": "LocalQueue",
+                "metadata": {"name": name, "namespace": NAMESPACE},
+                "spec": {"clusterQueue": name},
+            }
+            await kube.create(kueue_resource("LocalQueue"), local, namespace=NAMESPACE)
+    return queues
+
+
+def counts_at(scale: float) -> dict[str, int]:
+    return {s.name: max(1, round(s.count * scale)) for s in BASELINE}
+
+
+async def play(
+    kube: Any, queues: list[str], counts: dict[str, int], timeout: float, *, quiet: bool = False
+) -> Run:
+    """Create every workload set at its interval and play the jobs until all finished (or
+    ``timeout`` from the first creation) and the queues' statuses show nothing reserved."""
+    run = Run()
+    sizes = {
+        f"{s.name}-{queue}-{i}": s.cpu
+        for queue in queues
+        for s in BASELINE
+        for i in range(counts[s.name])
+    }
+    runner = Runner(kube, run, sizes)
+    watching = asyncio.create_task(runner.watch())
+    watching_queues = asyncio.create_task(runner.watch_queues())
+    total = len(sizes)
+    run.first = time.monotonic()
+    try:
+        await asyncio.gather(
+            *(
+                _create_set(kube, run, queue, queue, spec, counts[spec.name])
+                for queue in queues
+                for spec in BASELINE
+            )
+        )
+        if not quiet:
+            print(f"  {total} workloads created; waiting for them to finish", flush=True)
+        deadline = run.first + timeout
+        while len(run.finished) < total and time.monotonic() < deadline:
+            await asyncio.sleep(1)
+            if not quiet:
+                print(
+                    f"  admitted {len(run.first_admitted)}, finished {len(run.finished)}",
+                    flush=True,
+                )
+        # Kueue's recorder runs until no ClusterQueue reserves or has pending workloads:
+        # wait for the queues' statuses to say all is released (counters are paced).
+        while time.monotonic() < deadline and any(
+            cpus > 0 for _, cpus in run.queue_usage.last.values()
+        ):
+            await asyncio.sleep(0.2)
+    finally:
+        watching_queues.cancel()
+        watching.cancel()
+    return run
+
+
 async def bench(args: argparse.Namespace) -> Json:
     from services.cli.bench.hops import difference, hop_buckets, scrape, table
     from services.cli.stack import Stack, StackConfig
-    from shared.kube import KubeClient, resource_for
+    from shared.kube import KubeClient
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="shoal-bench-kueue-"))
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
     stack = Stack(StackConfig(workdir=workdir, nodes=1, profile_dir=args.profile))
-    counts = {s.name: max(1, round(s.count * args.scale)) for s in BASELINE}
+    counts = counts_at(args.scale)
     try:
         await stack.start(timeout=300)
         kube = await KubeClient.connect(str(stack.kubeconfig))
-        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
-        await kube.create(resource_for("v1", "Namespace"), namespace)
-        flavor = {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "rf"}}
-        await kube.create(resource_for(KUEUE, "ResourceFlavor"), flavor)
-        queues: list[str] = []
-        for c in range(args.cohorts):
-            for q in range(args.queues):
-                name = f"cq-{c}-{q}"
-                queues.append(name)
-                await kube.create(
-                    resource_for(KUEUE, "ClusterQueue"), cluster_queue(name, f"cohort-{c}")
-                )
-                local = {
-                    "apiVersion": KUEUE,
-                    "kind": "LocalQueue",
-                    "metadata": {"name": name, "namespace": NAMESPACE},
-                    "spec": {"clusterQueue": name},
-                }
-                await kube.create(resource_for(KUEUE, "LocalQueue"), local, namespace=NAMESPACE)
-        print(f"  {len(queues)} ClusterQueues created; creating workloads", flush=True)
-        await asyncio.sleep(2)  # the queues reach the scheduler's cache before the workloads
-        run = Run()
-        cpu_before = {**stack.cpu(), "bench (runner)": time.process_time()}
-        ports = {n: p.health_port for n, p in stack.services.items() if p.health_port}
-        hops_before = hop_buckets(await scrape(ports))
-        sizes = {
-            f"{s.name}-{queue}-{i}": s.cpu
-            for queue in queues
-            for s in BASELINE
-            for i in range(counts[s.name])
-        }
-        runner = Runner(kube, run, sizes)
-        watching = asyncio.create_task(runner.watch())
-        watching_queues = asyncio.create_task(runner.watch_queues())
-        total = len(sizes)
-        run.first = time.monotonic()
         try:
-            await asyncio.gather(
-                *(
-                    _create_set(kube, run, queue, queue, spec, counts[spec.name])
-                    for queue in queues
-                    for spec in BASELINE
-                )
-            )
-            print(f"  {total} workloads created; waiting for them to finish", flush=True)
-            deadline = run.first + args.timeout
-            while len(run.finished) < total and time.monotonic() < deadline:
-                await asyncio.sleep(1)
-                print(
-                    f"  admitted {len(run.first_admitted)}, finished {len(run.finished)}",
-                    flush=True,
-                )
-            # Kueue's recorder runs until no ClusterQueue reserves or has pending workloads:
-            # wait for the queues' statuses to say all is released (counters are paced).
-            while time.monotonic() < deadline and any(
-                cpus > 0 for _, cpus in run.queue_usage.last.values()
-            ):
-                await asyncio.sleep(0.2)
+            queues = await create_queues(kube, args.cohorts, args.queues)
+            print(f"  {len(queues)} ClusterQueues created; creating workloads", flush=True)
+            await asyncio.sleep(2)  # the queues reach the scheduler's cache before the workloads
+            cpu_before = {**stack.cpu(), "bench (runner)": time.process_time()}
+            ports = {n: p.health_port for n, p in stack.services.items() if p.health_port}
+            hops_before = hop_buckets(await scrape(ports))
+            run = await play(kube, queues, counts, args.timeout)
         finally:
-            watching_queues.cancel()
-            watching.cancel()
             await kube.close()
         cpu_after = {**stack.cpu(), "bench (runner)": time.process_time()}
         texts = await scrape(ports)
         counters = _counters(texts)
         hops = table(difference(hops_before, hop_buckets(texts)), {})
-        _write_timeline(workdir / "timeline.json", run)
+        write_timeline(workdir / "timeline.json", run)
         cpu = {k: round(v - cpu_before.get(k, 0.0), 1) for k, v in sorted(cpu_after.items())}
-        result = _report(run, args, counts, len(queues), total, str(workdir), cpu)
+        result = report(
+            run,
+            cohorts=args.cohorts,
+            scale=args.scale,
+            counts=counts,
+            queues=len(queues),
+            workdir=str(workdir),
+            cpu=cpu,
+        )
         return {**result, "counters": counters, "hops": [vars(h) for h in hops]}
     finally:
         stack.stop(grace=10)
@@ -448,7 +485,7 @@ def _counters(texts: dict[str, str]) -> dict[str, float]:
     return found
 
 
-def _write_timeline(path: Path, run: Run) -> None:
+def write_timeline(path: Path, run: Run) -> None:
     """Per workload: class, created, first admitted, finished (s since the first creation)."""
 
     def at(times: dict[str, float], name: str) -> float | None:
@@ -466,15 +503,17 @@ def _write_timeline(path: Path, run: Run) -> None:
     path.write_text(json.dumps(rows))
 
 
-def _report(
+def report(
     run: Run,
-    args: argparse.Namespace,
+    *,
+    cohorts: int,
+    scale: float,
     counts: dict[str, int],
     queues: int,
-    total: int,
     workdir: str,
     cpu: dict[str, float],
 ) -> Json:
+    total = queues * sum(counts.values())
     wall = max(run.last - run.first, 1e-9)
     usage = 100 * sum(run.used.values()) / (NOMINAL * queues * wall)
     admission: dict[str, int] = {}
@@ -486,7 +525,7 @@ def _report(
         ]
         admission[klass] = round(1000 * sum(times) / len(times)) if times else -1
     return {
-        "cohorts": args.cohorts,
+        "cohorts": cohorts,
         "queues": queues,
         "workloads": total,
         "finished": len(run.finished),
@@ -495,7 +534,7 @@ def _report(
         "kueue_usage_pct": round(run.queue_usage.percent(NOMINAL * queues), 1),
         "mean_time_to_admission_ms": admission,
         "evictions": run.evictions,
-        "scale": args.scale,
+        "scale": scale,
         "cpu_s": cpu,
         "workdir": workdir,
     }

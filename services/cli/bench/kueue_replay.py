@@ -24,7 +24,6 @@ import msgspec
 from services.cli.bench.kueue import (
     BASELINE,
     COHORTS,
-    KUEUE,
     NAMESPACE,
     NOMINAL,
     QUEUES_PER_COHORT,
@@ -44,6 +43,9 @@ from shared.kube.timefmt import format_rfc3339
 
 Json = dict[str, Any]
 START = 1_800_000_000.0
+# The version the watcher lists and watches Kueue's kinds in (shared.kube.resources): the objects
+# go straight into the scheduler's cache here, with no API server to convert them.
+WATCHED = "kueue.x-k8s.io/v1beta1"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,13 +148,13 @@ class Replay:
 
 def _setup(server: FakeServer, cohorts: int, per_cohort: int) -> list[str]:
     server.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}, new=True)
-    flavor = {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "rf"}}
+    flavor = {"apiVersion": WATCHED, "kind": "ResourceFlavor", "metadata": {"name": "rf"}}
     server.put(flavor, new=True)
     queues = [f"cq-{c}-{q}" for c in range(cohorts) for q in range(per_cohort)]
     for name in queues:
-        server.put(cluster_queue(name, f"cohort-{name.split('-')[1]}"), new=True)
+        server.put(cluster_queue(name, f"cohort-{name.split('-')[1]}", WATCHED), new=True)
         local = {
-            "apiVersion": KUEUE,
+            "apiVersion": WATCHED,
             "kind": "LocalQueue",
             "metadata": {"name": name, "namespace": NAMESPACE},
             "spec": {"clusterQueue": name},
@@ -183,7 +185,7 @@ def replay(args: argparse.Namespace) -> Json:
         server.now = START + tick * args.tick
         while created < len(due) and due[created][0] <= server.now:
             _, name, queue, spec = due[created]
-            server.put(workload(name, queue, spec), new=True)
+            server.put(workload(name, queue, spec, WATCHED), new=True)
             created += 1
         run.play_jobs()
         for update in sorted(in_flight.pop(0), key=lambda u: (u.kind, u.key)):

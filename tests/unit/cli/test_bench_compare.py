@@ -50,6 +50,7 @@ def _run(side: str, pods_per_s: float, apiserver: float) -> compare.Json:
         "pods": 100,
         "backlog": True,
         "pods_bound": 100,
+        "complete": True,
         "seconds": 1.0,
         "created_in_s": 1.0,
         "pods_per_s": pods_per_s,
@@ -58,7 +59,7 @@ def _run(side: str, pods_per_s: float, apiserver: float) -> compare.Json:
         "cpu_s": {"scheduler_side": 1.0, "kube-apiserver": apiserver, "etcd": 1.0},
         "cpu_s_per_process": {"kube-scheduler": 1.0},
         "rss_mib_peak": {"scheduler_side": 100.0, "kube-apiserver": 1.0, "etcd": 1.0},
-        "writes_per_pod": {"create pods": 1.0, "create pods/binding": 1.0},
+        "writes_per_unit": {"create pods": 1.0, "create pods/binding": 1.0},
         "load_average": [1.0, 1.0, 1.0],
         "workdir": "w",
     }
@@ -93,6 +94,42 @@ def test_one_side_alone_has_no_ratio() -> None:
     assert "shoal / peer" not in compare.render(summary)
 
 
+def _kueue_run(side: str, wall: float, usage: float) -> compare.Json:
+    return {
+        "side": side,
+        "unit": "workload",
+        "count": 15000,
+        "complete": True,
+        "wall_s": wall,
+        "kueue_usage_pct": usage,
+        "usage_pct": usage - 20,
+        "admission_mean_s": {"small": 60.0, "medium": 40.0, "large": 0.5},
+        "finished": 15000,
+        "evictions": 3,
+        "cpu_s": {"scheduler_side": 10.0, "kube-apiserver": 20.0, "etcd": 5.0},
+        "cpu_s_per_process": {"kueue": 10.0},
+        "rss_mib_peak": {"scheduler_side": 100.0, "kube-apiserver": 1.0, "etcd": 1.0},
+        "writes_per_unit": {"create workloads": 1.0, "patch workloads/status": 3.0},
+        "load_average": [1.0, 1.0, 1.0],
+        "workdir": "w",
+    }
+
+
+def test_the_kueue_baseline_is_summarized_by_kueues_checker_measures() -> None:
+    kueue = compare.WORKLOADS["kueue"]
+    runs = [_kueue_run("kueue", 300.0, 55.0), _kueue_run("shoal", 100.0, 95.0)]
+    summary = compare.summarize(kueue, runs)
+    assert summary["sides"] == ["kueue", "shoal"]
+    rows = {row["row"]: row for row in summary["rows"]}
+    assert rows["wall s (all finished)"]["ratio"] == 0.33
+    assert rows["ClusterQueue usage %"]["ratio"] == 1.73
+    assert rows["API writes per workload"]["shoal"]["median"] == 4.0
+    table = compare.render(summary)
+    assert "15000 workloads; 1 run(s) per side" in table
+    assert "15000/15000 workloads finished in 100.0 s" in table
+    assert "pods/s" not in table
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -100,6 +137,7 @@ def test_one_side_alone_has_no_ratio() -> None:
         (["--runs", "0"], "--runs must be at least 1"),
         (["--count", "0"], "--count must be at least 1"),
         (["--init", "-1"], "--init must not be negative"),
+        (["--scale", "0"], "--scale must be in (0, 10]"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
