@@ -13,7 +13,17 @@ from typing import TypeVar
 import msgspec
 
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import Command, Json, Model, Pod, PodGroup, ResourceFlavor, Service, Workload
+from shared.models import (
+    Command,
+    Job,
+    Json,
+    Model,
+    Pod,
+    PodGroup,
+    ResourceFlavor,
+    Service,
+    Workload,
+)
 
 # Kubernetes' own Job controller: what an unset batch/v1 ``spec.managedBy`` means.
 BATCH_CONTROLLER_NAME = "kubernetes.io/job-controller"
@@ -53,6 +63,10 @@ class Observed:
     gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES)
     # The controller's setting: the batch/v1 ``spec.managedBy`` it answers to.
     batch_managed_by: str = BATCH_CONTROLLER_NAME
+    # A CronJob's: the batch/v1 Jobs it controls, and the names of those in its
+    # ``status.active`` that the cache lacks but the API server still has (a slow watch).
+    jobs: list[Job] = field(default_factory=list)
+    live_jobs: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -84,6 +98,8 @@ class Actions:
     status: Model | None = None
     delete_job: bool = False  # ttlSecondsAfterFinished elapsed
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
+    # Events that report a write (SuccessfulCreate): posted only when every write succeeded.
+    events_on_success: list[tuple[str, str, str]] = field(default_factory=list)
     requeue_after: float | None = None  # seconds; for back-off, deadlines and TTLs
     consumed_commands: list[str] = field(default_factory=list)  # Command keys to delete
     # Slow-start batch sizes that partition ``create`` in order (sum == len(create)); the shell

@@ -42,7 +42,14 @@ from shared.models import Json, Model
 
 # Kinds the watcher never mirrors: read before deleting to check ownership.
 _UNMIRRORED_KINDS = frozenset({"Secret", "NetworkPolicy"})
-_TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
+_TYPE_OF_KIND = {
+    "Pod": "v1/Pod",
+    "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup",
+    "Job": "batch/v1/Job",
+}
+# Kinds deleted with their dependents in the background, as their upstream controllers do (a
+# CronJob's Jobs; batch/v1 Jobs otherwise orphan their pods when no policy is named).
+_BACKGROUND_DELETE = frozenset({"Job"})
 _API_VERSION_OF_KIND = {
     "Pod": "v1",
     "Service": "v1",
@@ -52,6 +59,7 @@ _API_VERSION_OF_KIND = {
     "Secret": "v1",
     "NetworkPolicy": "networking.k8s.io/v1",
     "Workload": "kueue.x-k8s.io/v1beta1",
+    "Job": "batch/v1",
 }
 
 
@@ -190,7 +198,8 @@ class ActionExecutor:
             await self._consume_commands(actions, outcome)
             if actions.delete_job:
                 await self._delete(rt, job.key, outcome, propagation="Background")
-        for event_type, reason, message in actions.events:
+        events = actions.events + ([] if outcome.failed else actions.events_on_success)
+        for event_type, reason, message in events:
             await self.post_event(job_obj, event_type, reason, message)
         return outcome
 
@@ -271,7 +280,10 @@ class ActionExecutor:
                 outcome.errors.append(exc)
                 gone = False
             else:
-                gone = await self._delete(rt, key, outcome, uid=uid or None)
+                propagation = "Background" if kind in _BACKGROUND_DELETE else None
+                gone = await self._delete(
+                    rt, key, outcome, uid=uid or None, propagation=propagation
+                )
             if gone:
                 outcome.deleted[kind] = outcome.deleted.get(kind, 0) + 1
             elif uid:  # the call failed: no DELETED event will come for this attempt
