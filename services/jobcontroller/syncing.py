@@ -29,6 +29,7 @@ from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
 from services.jobcontroller.workkeys import (
+    CRON_JOB,
     OWNED_TYPES,
     POD,
     PODGROUP,
@@ -40,7 +41,7 @@ from services.jobcontroller.workkeys import (
 from shared.errors import UserError
 from shared.kube.keys import key_of, split_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import Json, to_dict
+from shared.models import CronJob, Json, to_dict
 from shared.models.volcano import VolcanoJobStatus
 
 _log = structlog.get_logger()
@@ -100,8 +101,11 @@ class Syncer:
         except kinds.ReconcileUnavailable as exc:
             await self._report_invalid(key, _head(job), str(exc), reason="ReconcileUnavailable")
             return SyncResult(Outcome())
+        observed = self._observe(key)
+        if key.type_key == CRON_JOB:
+            observed.live_jobs = await self._live_jobs(job, observed)
         try:
-            actions = kueue.sync(reconciler.reconcile, job, self._observe(key), self._wall_clock())
+            actions = kueue.sync(reconciler.reconcile, job, observed, self._wall_clock())
         except UserError as exc:
             await self._report_invalid(key, _head(job), str(exc), job=job)
             return SyncResult(Outcome())
@@ -142,6 +146,16 @@ class Syncer:
             gang_scheduler_names=self._gang_scheduler_names,
             batch_managed_by=cache.batch_managed_by,
         )
+
+    async def _live_jobs(self, cj: CronJob, observed: Observed) -> frozenset[str]:
+        """The Jobs in a CronJob's ``status.active`` that the cache lacks but the API server
+        has: upstream reads each from the API server before calling it missing (a slow watch
+        must not make a Forbid CronJob start a second Job)."""
+        cached = {j.metadata.name for j in observed.jobs}
+        namespace = cj.metadata.namespace or "default"
+        names = [r.name for r in cj.status.active if r.name and r.name not in cached]
+        found = await asyncio.gather(*(self._executor.job_exists(namespace, n) for n in names))
+        return frozenset(n for n, exists in zip(names, found, strict=True) if exists)
 
     async def _report_invalid(
         self,
