@@ -139,8 +139,7 @@ def _entry(obj: Any, actions: Actions) -> dict[str, Any]:
     events = actions.events + actions.events_on_success
     if events:
         entry["events"] = [
-            {"type": kind, "reason": reason, "message": message}
-            for kind, reason, message in events
+            {"type": kind, "reason": reason, "message": message} for kind, reason, message in events
         ]
     return entry
 
