@@ -138,14 +138,13 @@ def _delete_job(result: CronJobSync, job: Job) -> None:
 
 def _observe_jobs(result: CronJobSync, jobs: list[Job], live_jobs: frozenset[str]) -> None:
     cj = result.cj
+    if _complete_references(cj, jobs):
+        result.update_status = True
     children = {j.metadata.uid for j in jobs}
     for job in jobs:
         uid, finished = job.metadata.uid, finished_condition(job)
         found = _in_active(cj, uid)
         if not found and finished is None:
-            if _complete_reference(cj, job):
-                result.update_status = True
-                continue
             result.events.append(
                 (
                     "Warning",
@@ -174,13 +173,17 @@ def _observe_jobs(result: CronJobSync, jobs: list[Job], live_jobs: frozenset[str
         result.update_status = True
 
 
-def _complete_reference(cj: CronJob, job: Job) -> bool:
-    """The Job this controller created before its uid was known: its reference gets the uid."""
+def _complete_references(cj: CronJob, jobs: list[Job]) -> bool:
+    """The Jobs this controller created before their uids were known (or found existing, as
+    upstream's AlreadyExists path adopts them): their references get the cached Job's uid."""
+    by_name = {j.metadata.name: j for j in jobs}
+    completed = False
     for i, ref in enumerate(cj.status.active):
-        if not ref.uid and ref.name == job.metadata.name:
+        job = by_name.get(ref.name or "")
+        if not ref.uid and job is not None:
             cj.status.active[i] = timing.job_reference(job)
-            return True
-    return False
+            completed = True
+    return completed
 
 
 def _record_success(result: CronJobSync, job: Job) -> None:
