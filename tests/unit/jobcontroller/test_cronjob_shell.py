@@ -1,0 +1,96 @@
+"""A CronJob through the job controller's shell: its Jobs indexed under it, the Job of a due
+schedule created and its reference completed with the Job's uid, an active Job gone from
+the API server dropped (``MissingJob``), the controller waking at the next schedule."""
+
+from __future__ import annotations
+
+import time
+
+from services.jobcontroller.cronjob.sync import sync_cron_job
+from shared.kube.timefmt import format_rfc3339
+from shared.models import Json
+from shared.models.batch import ObjectReference
+from tests.unit.jobcontroller.conformance.k8s_cronjob_cases import as_job, cron_job
+from tests.unit.jobcontroller.test_shell_service import Cluster, eventually, running
+
+CRONJOB = "batch/v1/CronJob"
+
+
+def cron_job_manifest(name: str, *, last: float, active: list[Json] | None = None) -> Json:
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {
+            "schedule": "*/1 * * * *",
+            "concurrencyPolicy": "Forbid",
+            "startingDeadlineSeconds": 600,
+            "jobTemplate": {
+                "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+                "spec": {
+                    "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c"}]}}
+                },
+            },
+        },
+        "status": {"lastScheduleTime": format_rfc3339(last), "active": active or []},
+    }
+
+
+def stored_status(cluster: Cluster, key: str) -> Json:
+    found = cluster.kube.stored(CRONJOB, key)
+    return (found or {}).get("status") or {}
+
+
+async def test_due_schedule_creates_its_job_and_records_it_by_uid() -> None:
+    cluster = Cluster()
+    await cluster.start()
+    boundary = int(time.time()) // 60
+    cluster.kube.put(cron_job_manifest("nightly", last=(boundary - 1) * 60))
+    async with running(cluster):
+        await eventually(lambda: bool(cluster.kube.verbs("create", "Job")))
+        job = cluster.kube.stored("batch/v1/Job", f"ns/nightly-{boundary}")
+        assert job is not None, cluster.kube.verbs("create", "Job")
+        assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "user-queue"}
+        owner = job["metadata"]["ownerReferences"][0]
+        assert (owner["kind"], owner["name"], owner["controller"]) == ("CronJob", "nightly", True)
+        uid = job["metadata"]["uid"]
+        await eventually(
+            lambda: (
+                [r.get("uid") for r in stored_status(cluster, "ns/nightly").get("active", [])]
+                == [uid]
+            )
+        )
+        status = stored_status(cluster, "ns/nightly")
+        assert status["lastScheduleTime"] == format_rfc3339(boundary * 60)
+        assert len(cluster.kube.verbs("create", "Job")) == 1, "one Job per scheduled time"
+
+
+async def test_active_job_gone_from_the_api_server_is_dropped() -> None:
+    cluster = Cluster()
+    await cluster.start()
+    boundary = int(time.time()) // 60
+    gone = {"apiVersion": "batch/v1", "kind": "Job", "namespace": "ns", "name": "nightly-1",
+            "uid": "gone-uid"}  # fmt: skip
+    cluster.kube.put(cron_job_manifest("nightly", last=boundary * 60, active=[gone]))
+    async with running(cluster):
+        await eventually(lambda: not stored_status(cluster, "ns/nightly").get("active"))
+        reasons = [e.get("reason") for e in cluster.kube.of_kind("Event")]
+        assert "MissingJob" in reasons
+        assert not cluster.kube.verbs("create", "Job"), "the boundary's time already ran"
+
+
+def test_reference_written_before_the_uid_was_known_is_completed() -> None:
+    """A Job this controller created is referenced by name until the cache holds it; then
+    the reference gets its uid, with no UnexpectedJob Event."""
+    cj = cron_job(schedule="0 * * * *")
+    job = as_job({"metadata": {"name": "mycronjob-1", "namespace": "snazzycats",
+                               "ownerReferences": [{"name": "mycronjob", "controller": True}]}},
+                 uid="u-1", created=0)  # fmt: skip
+    cj.status.active = [
+        ObjectReference(apiVersion="batch/v1", kind="Job", namespace="snazzycats", name=job_name)
+        for job_name in ("mycronjob-1",)
+    ]
+    result = sync_cron_job(cj, [job], 0.0)
+    assert [r.uid for r in result.cj.status.active] == ["u-1"]
+    assert result.update_status
+    assert not [e for e in result.events if e[1] == "UnexpectedJob"]
