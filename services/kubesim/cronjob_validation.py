@@ -1,11 +1,12 @@
 """batch/v1 CronJob validation as Kubernetes' pkg/apis/batch/validation/validation.go.
 
-``validate_cron_job`` is ``ValidateCronJobCreate``'s spec rules (the schedule as robfig/cron's
-``ParseStandard`` reads it, no ``TZ``/``CRON_TZ`` in it, ``validateTimeZone``, the
-concurrency policy, non-negative deadline and history limits, the 52-character name the
-controller's ``-<minutes>`` suffix leaves room for) and ``ValidateJobTemplateSpec``'s selector
-rules; ``validate_job_template`` is the rest of ``ValidateJobTemplateSpec`` (``validateJobSpec``
-and the pod template), run once defaults are applied, as for a Job.
+``validate_cron_job`` is ``validateCronJobSpec``'s own rules (the schedule as robfig/cron's
+``ParseStandard`` reads it, no ``TZ``/``CRON_TZ`` in it unless the old schedule had one,
+``validateTimeZone`` when the zone is new or changed, the concurrency policy, non-negative
+deadline and history limits) and, on create, the 52-character name the controller's
+``-<minutes>`` suffix leaves room for; ``validate_job_template`` is ``ValidateJobTemplateSpec``
+(``validateJobSpec`` on the template, no selector, no manualSelector), run once defaults are
+applied, as for a Job.
 """
 
 from __future__ import annotations
@@ -93,15 +94,6 @@ def validate_cron_job(obj: Obj, old: Obj | None = None) -> list[Cause]:
         causes.append(required("spec.concurrencyPolicy"))
     elif policy not in CONCURRENCY_POLICIES:
         causes.append(not_supported("spec.concurrencyPolicy", policy, CONCURRENCY_POLICIES))
-    template = (spec.get("jobTemplate") or {}).get("spec") or {}
-    if template.get("selector") is not None:
-        causes.append(
-            invalid(
-                f"{TEMPLATE}.selector", template["selector"], "`selector` will be auto-generated"
-            )
-        )
-    if template.get("manualSelector"):
-        causes.append(not_supported(f"{TEMPLATE}.manualSelector", True, ("nil", "false")))
     causes += _nonnegative(spec, "successfulJobsHistoryLimit")
     causes += _nonnegative(spec, "failedJobsHistoryLimit")
     name = str((obj.get("metadata") or {}).get("name") or "")
@@ -111,11 +103,20 @@ def validate_cron_job(obj: Obj, old: Obj | None = None) -> list[Cause]:
 
 
 def validate_job_template(obj: Obj) -> list[Cause]:
-    """``validateJobSpec`` on ``spec.jobTemplate.spec``, its paths under the template."""
+    """``ValidateJobTemplateSpec``: ``validateJobSpec`` on ``spec.jobTemplate.spec`` (its paths
+    under the template), then no selector and no manualSelector: the Job's are generated."""
     template = ((obj.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}
-    causes = batch_validation.validate_job_spec({"metadata": {}, "spec": template})
-    return [
+    found = batch_validation.validate_job_spec({"metadata": {}, "spec": template})
+    causes = [
         (f"{TEMPLATE}.{field.removeprefix('spec.')}", kind, body)
-        for field, kind, body in causes
+        for field, kind, body in found
         if field.startswith("spec.")  # ValidateJob's hostname rule is not the template's
     ]
+    if template.get("selector") is not None:
+        selector = template["selector"]
+        causes.append(
+            invalid(f"{TEMPLATE}.selector", selector, "`selector` will be auto-generated")
+        )
+    if template.get("manualSelector"):
+        causes.append(not_supported(f"{TEMPLATE}.manualSelector", True, ("nil", "false")))
+    return causes

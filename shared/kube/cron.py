@@ -53,10 +53,10 @@ class Schedule(Protocol):
 
 
 def load_location(name: str) -> tzinfo:
-    """Go's ``time.LoadLocation``: "" and "UTC" are UTC; an unknown name raises
+    """Go's ``time.LoadLocation``: "", "UTC" and "Local" are UTC; an unknown name raises
     ``ScheduleError`` with Go's message."""
-    if name in ("", "UTC"):
-        return UTC
+    if name in ("", "UTC", "Local"):
+        return UTC  # Go's Local: the controller's own zone, UTC where Kubernetes runs
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
