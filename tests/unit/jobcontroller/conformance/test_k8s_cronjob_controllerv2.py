@@ -3,9 +3,10 @@
 ``TestControllerV2SyncCronJob`` row by row under upstream's names, with upstream's harness: a
 CronJob that ran previously has a Job made from its template (uid 1234), still active or
 completed ten seconds after it was created; ``jobStillNotFoundInLister`` means the cache lacks
-the Job the API server has (``live_jobs``). Also ``TestControllerV2UpdateCronJob``'s requeue
-delays, ``TestControllerV2GetJobsToBeReconciled`` and ``TestControllerV2CleanupFinishedJobs``.
-Rows whose subject is a failing or racing API call are listed in docs/compatibility.md.
+the Job the API server has (``live_jobs``). Also ``TestControllerV2UpdateCronJob`` (the requeue
+delay of a changed schedule; every other change synced at once by the controller's cache),
+``TestControllerV2GetJobsToBeReconciled`` and ``TestControllerV2CleanupFinishedJobs``. Rows whose
+subject is a failing or racing API call are listed in docs/compatibility.md.
 """
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from typing import Any
 import msgspec
 import pytest
 
+from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.cronjob import timing
 from services.jobcontroller.cronjob.sync import jobs_to_be_reconciled, sync_cron_job
+from services.jobcontroller.workkeys import CRON_JOB, WorkKey
+from shared.events import ObjectModified, StateEvent, raw_object
+from shared.expectations import Expectations
 from shared.kube.cron import parse_standard
 from shared.kube.timefmt import parse_rfc3339
 from shared.models import CronJob, Job
@@ -619,3 +624,33 @@ def test_cleanup_finished_jobs(now: float, limit: int, jobs: list[Job], deleted:
     }
     result = sync_cron_job(msgspec.convert(manifest, CronJob), jobs, now)
     assert sorted(result.delete) == deleted
+
+
+def _modified(cj: CronJob, rv: str) -> StateEvent:
+    body = msgspec.to_builtins(cj)
+    body["metadata"]["resourceVersion"] = rv
+    return ObjectModified(key="ns/x", kind="CronJob", resourceVersion=rv, object=raw_object(body))
+
+
+AT_ONCE_ROWS = [
+    ("spec.template changed", {"jobTemplate": {"metadata": {"labels": {"a": "foo"}}}}),
+    ("spec.timeZone not changed", {"timeZone": NEW_YORK}),
+    ("spec.timeZone changed", {"timeZone": None}),
+]
+
+
+@pytest.mark.parametrize("change", [r[1] for r in AT_ONCE_ROWS], ids=[r[0] for r in AT_ONCE_ROWS])
+def test_update_cron_job_syncs_at_once(change: dict[str, Any]) -> None:
+    """``TestControllerV2UpdateCronJob``'s rows with delay 0: any change but the schedule
+    is synced at once (Shoal syncs at once on every change; a changed schedule's sync then
+    waits for its next time, as the rows above)."""
+    woken: list[WorkKey] = []
+    cache = ControllerCache(expectations=Expectations(), on_work=woken.append)
+    old = cron_job(timeZone=NEW_YORK)
+    new = msgspec.convert(
+        {**msgspec.to_builtins(old), "spec": {**msgspec.to_builtins(old.spec), **change}}, CronJob
+    )
+    cache.apply(_modified(old, "1"))
+    woken.clear()
+    cache.apply(_modified(new, "2"))
+    assert woken == [WorkKey(CRON_JOB, "snazzycats/mycronjob")]
