@@ -118,77 +118,95 @@ def _day_matches(s: SpecSchedule, w: datetime) -> bool:
     return dom_match or dow_match
 
 
+@dataclass(slots=True)
+class _Walk:
+    """robfig's ``Next`` state: the candidate instant, and whether a field was advanced (the
+    first advance resets the smaller fields to their start)."""
+
+    t: int
+    loc: tzinfo
+    added: bool = False
+
+    @property
+    def wall(self) -> datetime:
+        return _wall(self.t, self.loc)
+
+    def reset(self, to: int) -> None:
+        if not self.added:
+            self.added = True
+            self.t = to
+
+
+def _months(s: SpecSchedule, w: _Walk) -> bool:
+    while not 1 << w.wall.month & s.month:
+        now = w.wall
+        w.reset(_date(now.year, now.month, 1, 0, w.loc))
+        now = w.wall
+        w.t = (
+            _date(now.year, now.month + 1, now.day, now.hour, w.loc) + now.minute * 60 + now.second
+        )
+        if w.wall.month == 1:
+            return False
+    return True
+
+
+def _days(s: SpecSchedule, w: _Walk) -> bool:
+    while not _day_matches(s, w.wall):
+        now = w.wall
+        w.reset(_date(now.year, now.month, now.day, 0, w.loc))
+        now = w.wall
+        w.t = (
+            _date(now.year, now.month, now.day + 1, now.hour, w.loc) + now.minute * 60 + now.second
+        )
+        hour = w.wall.hour
+        if hour != 0:  # midnight skipped or doubled by DST
+            w.t += (24 - hour) * 3600 if hour > 12 else -hour * 3600
+        if w.wall.day == 1:
+            return False
+    return True
+
+
+def _hours(s: SpecSchedule, w: _Walk) -> bool:
+    while not 1 << w.wall.hour & s.hour:
+        now = w.wall
+        w.reset(_date(now.year, now.month, now.day, now.hour, w.loc))
+        w.t += 3600
+        if w.wall.hour == 0:
+            return False
+    return True
+
+
+def _minutes(s: SpecSchedule, w: _Walk) -> bool:
+    while not 1 << w.wall.minute & s.minute:
+        w.reset(w.t - w.t % 60)
+        w.t += 60
+        if w.wall.minute == 0:
+            return False
+    return True
+
+
+def _seconds(s: SpecSchedule, w: _Walk) -> bool:
+    while not 1 << w.wall.second & s.second:
+        w.reset(w.t)
+        w.t += 1
+        if w.wall.second == 0:
+            return False
+    return True
+
+
+_FIELDS = (_months, _days, _hours, _minutes, _seconds)
+
+
 def _next(s: SpecSchedule, t: int) -> int:
-    """robfig's ``SpecSchedule.Next`` from the upcoming second ``t``: one loop per field, each
-    wrapping back to the month loop (its ``goto WRAP``) when it rolls over."""
-    loc = s.location
-    year_limit = _wall(t, loc).year + 5
-    added = False
-    while True:  # robfig's WRAP label
-        w = _wall(t, loc)
-        if w.year > year_limit:
-            return 0
-        wrapped = False
-        while not 1 << w.month & s.month:
-            if not added:
-                added = True
-                t = _date(w.year, w.month, 1, 0, loc)
-                w = _wall(t, loc)
-            t = _date(w.year, w.month + 1, w.day, w.hour, loc) + w.minute * 60 + w.second
-            w = _wall(t, loc)
-            if w.month == 1:
-                wrapped = True
-                break
-        if wrapped:
-            continue
-        while not _day_matches(s, w):
-            if not added:
-                added = True
-                t = _date(w.year, w.month, w.day, 0, loc)
-                w = _wall(t, loc)
-            t = _date(w.year, w.month, w.day + 1, w.hour, loc) + w.minute * 60 + w.second
-            w = _wall(t, loc)
-            if w.hour != 0:  # midnight skipped or doubled by DST
-                t += (24 - w.hour) * 3600 if w.hour > 12 else -w.hour * 3600
-                w = _wall(t, loc)
-            if w.day == 1:
-                wrapped = True
-                break
-        if wrapped:
-            continue
-        while not 1 << w.hour & s.hour:
-            if not added:
-                added = True
-                t = _date(w.year, w.month, w.day, w.hour, loc)
-            t += 3600
-            w = _wall(t, loc)
-            if w.hour == 0:
-                wrapped = True
-                break
-        if wrapped:
-            continue
-        while not 1 << w.minute & s.minute:
-            if not added:
-                added = True
-                t -= t % 60
-            t += 60
-            w = _wall(t, loc)
-            if w.minute == 0:
-                wrapped = True
-                break
-        if wrapped:
-            continue
-        while not 1 << w.second & s.second:
-            if not added:
-                added = True
-            t += 1
-            w = _wall(t, loc)
-            if w.second == 0:
-                wrapped = True
-                break
-        if wrapped:
-            continue
-        return t
+    """robfig's ``SpecSchedule.Next`` from the upcoming second ``t``: each field advanced until
+    it matches; one that rolls over starts the walk again from the month (its ``goto WRAP``).
+    0 when nothing matches within five years."""
+    walk = _Walk(t, s.location)
+    year_limit = walk.wall.year + 5
+    while walk.wall.year <= year_limit:
+        if all(advance(s, walk) for advance in _FIELDS):
+            return walk.t
+    return 0
 
 
 def _parse_int(expr: str) -> int:
