@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
+from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.cronjob.sync import sync_cron_job
+from services.jobcontroller.executor import ActionExecutor
+from services.jobcontroller.syncing import Syncer
+from services.jobcontroller.workkeys import CRON_JOB, WorkKey
+from shared.expectations import Expectations
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Json
 from shared.models.batch import ObjectReference
-from tests.unit.jobcontroller.conformance.k8s_cronjob_cases import as_job, cron_job
+from tests.unit.jobcontroller.conformance.k8s_cronjob_cases import TOP, as_job, cron_job
+from tests.unit.jobcontroller.fakekube import FakeKube
 from tests.unit.jobcontroller.test_shell_service import Cluster, eventually, running
 
 CRONJOB = "batch/v1/CronJob"
@@ -36,8 +44,9 @@ def cron_job_manifest(name: str, *, last: float, active: list[Json] | None = Non
     }
 
 
-def stored_status(cluster: Cluster, key: str) -> Json:
-    found = cluster.kube.stored(CRONJOB, key)
+def stored_status(holder: Cluster | FakeKube, key: str) -> Json:
+    kube = holder.kube if isinstance(holder, Cluster) else holder
+    found = kube.stored(CRONJOB, key)
     return (found or {}).get("status") or {}
 
 
@@ -94,3 +103,28 @@ def test_reference_written_before_the_uid_was_known_is_completed() -> None:
     assert [r.uid for r in result.cj.status.active] == ["u-1"]
     assert result.update_status
     assert not [e for e in result.events if e[1] == "UnexpectedJob"]
+
+
+async def test_one_job_each_minute_with_an_injected_clock() -> None:
+    """The Syncer at two clock readings a minute apart: each sync starts the minute's Job and
+    asks to be woken at the next one (``requeue_after``, which the service's queue honours)."""
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    kube = FakeKube(on_change=cache.apply)
+    clock = [TOP + 30]
+    executor = ActionExecutor(kube, cache, wall_clock=lambda: clock[0])
+    syncer = Syncer(cache=cache, executor=executor, wall_clock=lambda: clock[0])
+    manifest = cron_job_manifest("every-minute", last=TOP - 60)
+    manifest["spec"]["concurrencyPolicy"] = "Allow"
+    kube.put(manifest)
+    key = WorkKey(CRON_JOB, "ns/every-minute")
+    first = await syncer.sync(key)
+    assert first.requeue_after == pytest.approx(30.1)
+    clock[0] = TOP + 90
+    second = await syncer.sync(key)
+    assert second.requeue_after == pytest.approx(30.1)
+    created = kube.verbs("create", "Job")
+    minute = int(TOP) // 60
+    assert created == [f"ns/every-minute-{minute}", f"ns/every-minute-{minute + 1}"]
+    status = stored_status(kube, "ns/every-minute")
+    assert status["lastScheduleTime"] == format_rfc3339(TOP + 60)
+    assert len(status["active"]) == 2
