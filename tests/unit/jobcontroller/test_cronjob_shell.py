@@ -13,6 +13,7 @@ from services.jobcontroller.cronjob.sync import sync_cron_job
 from services.jobcontroller.executor import ActionExecutor
 from services.jobcontroller.syncing import Syncer
 from services.jobcontroller.workkeys import CRON_JOB, WorkKey
+from shared.events import ObjectAdded, ObjectDeleted, ObjectEvent, ObjectModified
 from shared.expectations import Expectations
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Json
@@ -105,11 +106,17 @@ def test_reference_written_before_the_uid_was_known_is_completed() -> None:
     assert not [e for e in result.events if e[1] == "UnexpectedJob"]
 
 
+def observe(cache: ControllerCache, event: ObjectEvent) -> None:
+    """What the watcher publishes, applied at once."""
+    assert isinstance(event, ObjectAdded | ObjectModified | ObjectDeleted)
+    cache.apply(event)
+
+
 async def test_one_job_each_minute_with_an_injected_clock() -> None:
     """The Syncer at two clock readings a minute apart: each sync starts the minute's Job and
     asks to be woken at the next one (``requeue_after``, which the service's queue honours)."""
     cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
-    kube = FakeKube(on_change=cache.apply)
+    kube = FakeKube(on_change=lambda event: observe(cache, event))
     clock = [TOP + 30]
     executor = ActionExecutor(kube, cache, wall_clock=lambda: clock[0])
     syncer = Syncer(cache=cache, executor=executor, wall_clock=lambda: clock[0])
