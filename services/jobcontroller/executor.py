@@ -418,14 +418,13 @@ class ActionExecutor:
         for key in actions.consumed_commands:
             await self._delete(rt, key, outcome)
 
-    async def job_exists(self, namespace: str, name: str) -> bool:
-        """Whether the API server has the batch/v1 Job (an error counts as yes: only a 404
-        says a Job is gone)."""
+    async def read_job(self, namespace: str, name: str) -> Json | None:
+        """The batch/v1 Job as the API server has it; None once it is gone (404). Another
+        error answers an empty object: nothing says the Job is gone."""
         try:
-            await self._kube.get(resource_for("batch/v1", "Job"), name, namespace)
+            return await self._kube.get(resource_for("batch/v1", "Job"), name, namespace)
         except CALL_ERRORS as exc:
-            return not (isinstance(exc, ApiError) and exc.status == 404)
-        return True
+            return None if isinstance(exc, ApiError) and exc.status == 404 else {}
 
     async def post_event(self, obj: Json, event_type: str, reason: str, message: str) -> None:
         """Record an Event on ``obj`` (best effort: failures are ignored)."""

@@ -60,6 +60,14 @@ def _head(job: Any) -> Json:
     return {"apiVersion": job.apiVersion, "kind": job.kind, "metadata": to_dict(job.metadata)}
 
 
+def _is_ours(job: Json, cj: CronJob, ref_uid: str | None) -> bool:
+    meta = job.get("metadata") or {}
+    if ref_uid:
+        return bool(meta.get("uid") == ref_uid)
+    owners = meta.get("ownerReferences") or []
+    return any(o.get("controller") and o.get("uid") == cj.metadata.uid for o in owners)
+
+
 class Syncer:
     """Syncs work keys; one call per key at a time (the queue guarantees it)."""
 
@@ -150,12 +158,20 @@ class Syncer:
     async def _live_jobs(self, cj: CronJob, observed: Observed) -> frozenset[str]:
         """The Jobs in a CronJob's ``status.active`` that the cache lacks but the API server
         has: upstream reads each from the API server before calling it missing (a slow watch
-        must not make a Forbid CronJob start a second Job)."""
+        must not make a Forbid CronJob start a second Job). A reference without a uid (a Job
+        this controller asked to create) counts only if the Job found is the CronJob's: a Job
+        of that name that someone else made is not adopted, as upstream does not."""
         cached = {j.metadata.name for j in observed.jobs}
         namespace = cj.metadata.namespace or "default"
-        names = [r.name for r in cj.status.active if r.name and r.name not in cached]
-        found = await asyncio.gather(*(self._executor.job_exists(namespace, n) for n in names))
-        return frozenset(n for n, exists in zip(names, found, strict=True) if exists)
+        refs = [r for r in cj.status.active if r.name and r.name not in cached]
+        found = await asyncio.gather(
+            *(self._executor.read_job(namespace, str(r.name)) for r in refs)
+        )
+        return frozenset(
+            str(ref.name)
+            for ref, job in zip(refs, found, strict=True)
+            if job is not None and (not job or _is_ours(job, cj, ref.uid))
+        )
 
     async def _report_invalid(
         self,

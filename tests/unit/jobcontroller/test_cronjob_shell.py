@@ -13,7 +13,7 @@ from services.jobcontroller.cronjob.sync import sync_cron_job
 from services.jobcontroller.executor import ActionExecutor
 from services.jobcontroller.syncing import Syncer
 from services.jobcontroller.workkeys import CRON_JOB, WorkKey
-from shared.events import ObjectAdded, ObjectDeleted, ObjectEvent, ObjectModified
+from shared.events import ObjectAdded, ObjectDeleted, ObjectEvent, ObjectModified, raw_object
 from shared.expectations import Expectations
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Json
@@ -135,3 +135,31 @@ async def test_one_job_each_minute_with_an_injected_clock() -> None:
     status = stored_status(kube, "ns/every-minute")
     assert status["lastScheduleTime"] == format_rfc3339(TOP + 60)
     assert len(status["active"]) == 2
+
+
+async def test_active_job_the_cache_lacks_is_read_from_the_api_server() -> None:
+    """A slow watch: the CronJob's own Job is on the API server but not yet in the cache, so
+    it stays active; a Job of a referenced name that someone else made is not adopted."""
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    kube = FakeKube()
+    syncer = Syncer(cache=cache, executor=ActionExecutor(kube, cache), wall_clock=lambda: TOP)
+    refs = [{"apiVersion": "batch/v1", "kind": "Job", "namespace": "ns", "name": name}
+            for name in ("mine", "foreign")]  # fmt: skip
+    cj = kube.put(cron_job_manifest("nightly", last=TOP, active=refs))
+    observe(cache, ObjectAdded(key="ns/nightly", kind="CronJob", resourceVersion="1",
+                               object=raw_object(cj)))  # fmt: skip
+    owner = {"apiVersion": "batch/v1", "kind": "CronJob", "name": "nightly",
+             "uid": cj["metadata"]["uid"], "controller": True}  # fmt: skip
+    kube.put(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "mine", "namespace": "ns", "ownerReferences": [owner]},
+        }
+    )
+    kube.put({"apiVersion": "batch/v1", "kind": "Job",
+              "metadata": {"name": "foreign", "namespace": "ns"}})  # fmt: skip
+    await syncer.sync(WorkKey(CRON_JOB, "ns/nightly"))
+    assert [r["name"] for r in stored_status(kube, "ns/nightly")["active"]] == ["mine"]
+    reasons = [(e.get("reason"), e.get("message")) for e in kube.of_kind("Event")]
+    assert ("MissingJob", "Active job went missing: foreign") in reasons
