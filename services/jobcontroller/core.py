@@ -100,6 +100,9 @@ class Actions:
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
     # Events that report a write (SuccessfulCreate): posted only when every write succeeded.
     events_on_success: list[tuple[str, str, str]] = field(default_factory=list)
+    # A Warning Event per failed create or delete call: verb → (reason, message before the
+    # API server's error), e.g. {"create": ("FailedCreate", "Error creating job: ")}.
+    failed_write_events: dict[str, tuple[str, str]] = field(default_factory=dict)
     requeue_after: float | None = None  # seconds; for back-off, deadlines and TTLs
     consumed_commands: list[str] = field(default_factory=list)  # Command keys to delete
     # Slow-start batch sizes that partition ``create`` in order (sum == len(create)); the shell

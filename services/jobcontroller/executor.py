@@ -104,6 +104,8 @@ class Outcome:
     created: dict[str, int] = field(default_factory=dict)
     deleted: dict[str, int] = field(default_factory=dict)
     errors: list[BaseException] = field(default_factory=list)
+    # ("create" | "delete", the error) of each failed create or delete call, in order.
+    failed_writes: list[tuple[str, BaseException]] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -199,6 +201,11 @@ class ActionExecutor:
             if actions.delete_job:
                 await self._delete(rt, job.key, outcome, propagation="Background")
         events = actions.events + ([] if outcome.failed else actions.events_on_success)
+        for verb, exc in outcome.failed_writes:
+            if verb in actions.failed_write_events:
+                reason, prefix = actions.failed_write_events[verb]
+                error = exc.message if isinstance(exc, ApiError) else str(exc)
+                events.append(("Warning", reason, f"{prefix}{error}"))
         for event_type, reason, message in events:
             await self.post_event(job_obj, event_type, reason, message)
         return outcome
@@ -335,6 +342,7 @@ class ActionExecutor:
             if isinstance(exc, ApiError) and exc.status == 409 and uid:
                 return True  # a different object of that name: ours is gone
             outcome.errors.append(exc)
+            outcome.failed_writes.append(("delete", exc))
             return False
         return True
 
@@ -409,6 +417,7 @@ class ActionExecutor:
             if isinstance(exc, ApiError) and exc.status == 409:
                 return True  # AlreadyExists: a deterministic name a previous sync created
             outcome.errors.append(exc)
+            outcome.failed_writes.append(("create", exc))
             return False
         outcome.created[kind] = outcome.created.get(kind, 0) + 1
         return True

@@ -28,6 +28,11 @@ from shared.models import CronJob, Job, Json
 from shared.models.batch import ObjectReference
 
 Event = tuple[str, str, str]
+# Upstream's Warnings for a failed call (jobControl.CreateJob, deleteJob), with its error.
+FAILED_WRITE_EVENTS = {
+    "create": ("FailedCreate", "Error creating job: "),
+    "delete": ("FailedDelete", "Deleted job: "),
+}
 
 
 @dataclass(slots=True)
@@ -51,6 +56,7 @@ def reconcile(cj: CronJob, observed: Observed, now: float) -> Actions:
         events=result.events,
         events_on_success=result.events_on_success,
         requeue_after=result.requeue_after,
+        failed_write_events=FAILED_WRITE_EVENTS,
     )
     for key in result.delete:
         actions.delete_object("Job", key)

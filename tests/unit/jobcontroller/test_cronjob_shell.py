@@ -15,6 +15,7 @@ from services.jobcontroller.syncing import Syncer
 from services.jobcontroller.workkeys import CRON_JOB, WorkKey
 from shared.events import ObjectAdded, ObjectDeleted, ObjectEvent, ObjectModified, raw_object
 from shared.expectations import Expectations
+from shared.kube import ApiError
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Json
 from shared.models.batch import ObjectReference
@@ -163,3 +164,18 @@ async def test_active_job_the_cache_lacks_is_read_from_the_api_server() -> None:
     assert [r["name"] for r in stored_status(kube, "ns/nightly")["active"]] == ["mine"]
     reasons = [(e.get("reason"), e.get("message")) for e in kube.of_kind("Event")]
     assert ("MissingJob", "Active job went missing: foreign") in reasons
+
+
+async def test_failed_create_is_a_failed_create_event_and_no_success() -> None:
+    """``FailedCreate`` with the API server's error (``Error creating job: %v``) instead of
+    ``SuccessfulCreate``; the sync fails, so it is retried with back-off."""
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    kube = FakeKube(on_change=lambda event: observe(cache, event))
+    syncer = Syncer(cache=cache, executor=ActionExecutor(kube, cache), wall_clock=lambda: TOP + 1)
+    kube.put(cron_job_manifest("nightly", last=TOP - 60))
+    quota = 'jobs.batch "nightly-1" is forbidden: exceeded quota: jobs'
+    kube.fail("create", "Job", "*", ApiError(403, "Forbidden", quota))
+    result = await syncer.sync(WorkKey(CRON_JOB, "ns/nightly"))
+    assert result.outcome.failed
+    events = [(e.get("type"), e.get("reason"), e.get("message")) for e in kube.of_kind("Event")]
+    assert events == [("Warning", "FailedCreate", f"Error creating job: {quota}")]
