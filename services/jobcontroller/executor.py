@@ -2,10 +2,13 @@
 
 Order: interim status, patches, deletions, creations (slow-start batches), the patches that
 need the created objects, status, consumed Commands, the job's own deletion, Events; a failure
-skips the steps after it (but not Events). A reconcile returns the job's whole new status
-(typed); it is written as the merge patch from the cached status (``status_patches``: the
-interim one first, then the final one from the interim), so fields that went back to their
-default (``pending: 0``, an emptied list) are removed on the server too. No change: no write.
+skips the steps after it (but not Events). Events that report a write (``events_on_success``)
+are posted only when every step succeeded; a failed create or delete call posts the Warning
+its ``failed_write_events`` names, with the API server's error (a CronJob's ``FailedCreate``).
+A reconcile returns the job's whole new status (typed); it is written as the merge patch from
+the cached status (``status_patches``: the interim one first, then the final one from the
+interim), so fields that went back to their default (``pending: 0``, an emptied list) are
+removed on the server too. No change: no write.
 Expectations are raised before each deletion (by uid) and creation batch (by count) and
 lowered again at once when the call fails or answers AlreadyExists (no event will follow);
 otherwise the cache lowers them when it observes the ADDED/DELETED event.
