@@ -15,15 +15,16 @@ controller was down would read), and it is resumed; the boundary's time is then 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from services.cli.stack import Stack
 from shared.kube import KubeClient
 from shared.kube.resources import resource_for
 from shared.kube.timefmt import format_rfc3339
-from tests.e2e.e2e_cluster import BATCHJOB, container, eventually
-from tests.e2e.test_live_kueue import UPSTREAM, kubectl
+from tests.e2e.e2e_cluster import BATCHJOB, container, eventually, kubectl
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
@@ -31,6 +32,7 @@ Json = dict[str, Any]
 CRONJOB = resource_for("batch/v1", "CronJob")
 EVENT = resource_for("v1", "Event")
 WORKLOAD = resource_for("kueue.x-k8s.io/v1beta1", "Workload")
+UPSTREAM = Path(__file__).parents[1] / "data" / "upstream" / "kueue"
 SCHEDULED = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 
 
@@ -177,7 +179,7 @@ def minute_of(job: Json) -> int:
     return int(job["metadata"]["name"].rsplit("-", 1)[1])
 
 
-async def test_kueue_sample_cronjob_runs_through_the_queue(stack: Any, kube: KubeClient) -> None:
+async def test_kueue_sample_cronjob_runs_through_the_queue(stack: Stack, kube: KubeClient) -> None:
     await kubectl(stack, "apply", "-f", str(UPSTREAM / "single-clusterqueue-setup.yaml"))
     manifest = (UPSTREAM / "sample-cronjob.yaml").read_text()
     # kubesim and kwok run no containers: the sample's 30 s sleep becomes a simulated 2 s.
