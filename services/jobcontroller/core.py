@@ -15,6 +15,7 @@ import msgspec
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
 from shared.models import (
     Command,
+    CronJob,
     Job,
     Json,
     Model,
@@ -64,9 +65,12 @@ class Observed:
     # The controller's setting: the batch/v1 ``spec.managedBy`` it answers to.
     batch_managed_by: str = BATCH_CONTROLLER_NAME
     # A CronJob's: the batch/v1 Jobs it controls, and the names of those in its
-    # ``status.active`` that the cache lacks but the API server still has (a slow watch).
+    # ``status.active`` that the cache lacks but the API server still has (a slow watch); the
+    # CronJob as the API server has it, read when a running Job of it is not in the cached
+    # ``status.active`` (upstream's ``GetCronJob`` before an UnexpectedJob).
     jobs: list[Job] = field(default_factory=list)
     live_jobs: frozenset[str] = frozenset()
+    fresh_cronjob: CronJob | None = None
 
 
 @dataclass(slots=True)

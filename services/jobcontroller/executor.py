@@ -430,11 +430,11 @@ class ActionExecutor:
         for key in actions.consumed_commands:
             await self._delete(rt, key, outcome)
 
-    async def read_job(self, namespace: str, name: str) -> Json | None:
-        """The batch/v1 Job as the API server has it; None once it is gone (404). Another
-        error answers an empty object: nothing says the Job is gone."""
+    async def read(self, kind: str, namespace: str, name: str) -> Json | None:
+        """A batch/v1 object (``Job``, ``CronJob``) as the API server has it; None once it is
+        gone (404). Another error answers an empty object: nothing says it is gone."""
         try:
-            return await self._kube.get(resource_for("batch/v1", "Job"), name, namespace)
+            return await self._kube.get(resource_for("batch/v1", kind), name, namespace)
         except CALL_ERRORS as exc:
             return None if isinstance(exc, ApiError) and exc.status == 404 else {}
 

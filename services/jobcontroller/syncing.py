@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 import structlog
 
-from services.jobcontroller import kinds, kueue, observing, podgroups
+from services.jobcontroller import cronjob, kinds, kueue, observing, podgroups
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
@@ -112,6 +112,7 @@ class Syncer:
         observed = self._observe(key)
         if key.type_key == CRON_JOB:
             observed.live_jobs = await self._live_jobs(job, observed)
+            observed.fresh_cronjob = await self._fresh_cronjob(job, observed)
         try:
             actions = kueue.sync(reconciler.reconcile, job, observed, self._wall_clock())
         except UserError as exc:
@@ -165,13 +166,28 @@ class Syncer:
         namespace = cj.metadata.namespace or "default"
         refs = [r for r in cj.status.active if r.name and r.name not in cached]
         found = await asyncio.gather(
-            *(self._executor.read_job(namespace, str(r.name)) for r in refs)
+            *(self._executor.read("Job", namespace, str(r.name)) for r in refs)
         )
         return frozenset(
             str(ref.name)
             for ref, job in zip(refs, found, strict=True)
             if job is not None and (not job or _is_ours(job, cj, ref.uid))
         )
+
+    async def _fresh_cronjob(self, cj: CronJob, observed: Observed) -> CronJob | None:
+        """The CronJob as the API server has it, when a running Job of it is missing from the
+        cached ``status.active`` (upstream's ``GetCronJob`` before it calls the Job
+        unexpected); None when all are there or the read fails."""
+        if not cronjob.unexpected_jobs(cj, observed.jobs):
+            return None
+        found = await self._executor.read("CronJob", cj.metadata.namespace or "default",
+                                          cj.metadata.name)  # fmt: skip
+        if not found:
+            return None
+        try:
+            return msgspec.convert(found, CronJob)
+        except msgspec.ValidationError:
+            return None
 
     async def _report_invalid(
         self,

@@ -10,7 +10,8 @@ Job of the most recent unmet schedule time, within ``startingDeadlineSeconds`` a
 reasons and messages.
 
 Pure: the Jobs come from the cache (``observed.jobs``); what upstream reads from the API server
-when its lister lags (an active Job the cache lacks) comes in ``observed.live_jobs``. The uid
+when its listers lag comes in ``observed.live_jobs`` (active Jobs the cache lacks) and
+``observed.fresh_cronjob`` (the CronJob, when a running Job is missing from its status). The uid
 of a Job this sync creates is not known yet: its ``status.active`` reference has none until
 the next sync, which fills it in from the cached Job.
 """
@@ -50,7 +51,9 @@ class CronJobSync:
 
 
 def reconcile(cj: CronJob, observed: Observed, now: float) -> Actions:
-    result = sync_cron_job(cj, observed.jobs, now, live_jobs=observed.live_jobs)
+    result = sync_cron_job(
+        cj, observed.jobs, now, live_jobs=observed.live_jobs, fresh=observed.fresh_cronjob
+    )
     actions = Actions(
         create=result.create,
         events=result.events,
@@ -86,15 +89,34 @@ def _key(job: Job) -> str:
 
 
 def sync_cron_job(
-    cj: CronJob, jobs: list[Job], now: float, *, live_jobs: frozenset[str] = frozenset()
+    cj: CronJob,
+    jobs: list[Job],
+    now: float,
+    *,
+    live_jobs: frozenset[str] = frozenset(),
+    fresh: CronJob | None = None,
 ) -> CronJobSync:
-    """``sync``: ``cleanupFinishedJobs`` then ``syncCronJob`` on a copy of ``cj``."""
+    """``sync``: ``cleanupFinishedJobs`` then ``syncCronJob`` on a copy of ``cj``.
+    ``live_jobs`` and ``fresh`` are what upstream reads from the API server (see ``Observed``)."""
     result = CronJobSync(cj=editable_copy(cj))
     jobs = jobs_to_be_reconciled(cj, jobs)
     if cleanup_finished_jobs(result, jobs):
         result.update_status = True
-    _sync(result, jobs, now, live_jobs)
+    _observe_jobs(result, jobs, live_jobs, fresh)
+    _sync(result, now)
     return result
+
+
+def unexpected_jobs(cj: CronJob, jobs: list[Job]) -> list[Job]:
+    """The running Jobs of the CronJob that its ``status.active`` does not name (upstream
+    reads the CronJob again before it calls them unexpected)."""
+    return [
+        j
+        for j in jobs_to_be_reconciled(cj, jobs)
+        if finished_condition(j) is None
+        and not _in_active(cj, j.metadata.uid)
+        and not any(not r.uid and r.name == j.metadata.name for r in cj.status.active)
+    ]
 
 
 def jobs_to_be_reconciled(cj: CronJob, jobs: list[Job]) -> list[Job]:
@@ -142,7 +164,9 @@ def _delete_job(result: CronJobSync, job: Job) -> None:
     )
 
 
-def _observe_jobs(result: CronJobSync, jobs: list[Job], live_jobs: frozenset[str]) -> None:
+def _observe_jobs(
+    result: CronJobSync, jobs: list[Job], live_jobs: frozenset[str], fresh: CronJob | None
+) -> None:
     cj = result.cj
     if _complete_references(cj, jobs):
         result.update_status = True
@@ -151,6 +175,10 @@ def _observe_jobs(result: CronJobSync, jobs: list[Job], live_jobs: frozenset[str
         uid, finished = job.metadata.uid, finished_condition(job)
         found = _in_active(cj, uid)
         if not found and finished is None:
+            if fresh is not None and _in_active(fresh, uid):
+                # The cache was behind: go on with the CronJob the API server has.
+                result.cj = cj = editable_copy(fresh)
+                continue
             result.events.append(
                 (
                     "Warning",
@@ -229,9 +257,8 @@ def _go_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _sync(result: CronJobSync, jobs: list[Job], now: float, live_jobs: frozenset[str]) -> None:
-    """``syncCronJob`` after the Jobs are observed."""
-    _observe_jobs(result, jobs, live_jobs)
+def _sync(result: CronJobSync, now: float) -> None:
+    """``syncCronJob`` once the Jobs are observed: start the due Job, or say when to wake."""
     cj = result.cj
     if cj.metadata.deletionTimestamp is not None:
         return

@@ -370,6 +370,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("networking.k8s.io", "networkpolicies", "get create delete"),
         ("scheduling.volcano.sh", "podgroups", "create delete patch"),
         ("batch", "jobs", "get create delete patch"),
+        ("batch", "cronjobs", "get"),
         ("batch", "cronjobs/status", "update patch"),
         ("batch", "cronjobs/finalizers", "update"),
         ("batch batch.volcano.sh", "jobs/status", "update patch"),

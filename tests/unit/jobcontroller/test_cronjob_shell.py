@@ -179,3 +179,30 @@ async def test_failed_create_is_a_failed_create_event_and_no_success() -> None:
     assert result.outcome.failed
     events = [(e.get("type"), e.get("reason"), e.get("message")) for e in kube.of_kind("Event")]
     assert events == [("Warning", "FailedCreate", f"Error creating job: {quota}")]
+
+
+async def test_running_job_missing_from_the_cached_status_is_checked_on_the_api_server() -> None:
+    """The cache holds an older CronJob than the API server: its running Job is in the API
+    server's ``status.active``, so it is not unexpected."""
+    cache = ControllerCache(expectations=Expectations(), on_work=lambda key: None)
+    kube = FakeKube()
+    syncer = Syncer(cache=cache, executor=ActionExecutor(kube, cache), wall_clock=lambda: TOP + 1)
+    stale = kube.put(cron_job_manifest("nightly", last=TOP - 60))
+    observe(cache, ObjectAdded(key="ns/nightly", kind="CronJob", resourceVersion="1",
+                               object=raw_object(stale)))  # fmt: skip
+    owner = {"apiVersion": "batch/v1", "kind": "CronJob", "name": "nightly",
+             "uid": stale["metadata"]["uid"], "controller": True}  # fmt: skip
+    minute = int(TOP) // 60
+    job = kube.put({"apiVersion": "batch/v1", "kind": "Job", "metadata": {
+        "name": f"nightly-{minute}", "namespace": "ns", "ownerReferences": [owner]}})  # fmt: skip
+    observe(cache, ObjectAdded(key=f"ns/nightly-{minute}", kind="Job", resourceVersion="2",
+                               object=raw_object(job)))  # fmt: skip
+    ref = {"apiVersion": "batch/v1", "kind": "Job", "namespace": "ns",
+           "name": job["metadata"]["name"], "uid": job["metadata"]["uid"]}  # fmt: skip
+    kube.stored(CRONJOB, "ns/nightly")["status"] = {  # type: ignore[index]
+        "lastScheduleTime": format_rfc3339(TOP),
+        "active": [ref],
+    }
+    await syncer.sync(WorkKey(CRON_JOB, "ns/nightly"))
+    assert not [e for e in kube.of_kind("Event") if e.get("reason") == "UnexpectedJob"]
+    assert not kube.verbs("create", "Job"), "the due time's Job is the running one"

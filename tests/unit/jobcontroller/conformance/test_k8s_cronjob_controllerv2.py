@@ -3,10 +3,12 @@
 ``TestControllerV2SyncCronJob`` row by row under upstream's names, with upstream's harness: a
 CronJob that ran previously has a Job made from its template (uid 1234), still active or
 completed ten seconds after it was created; ``jobStillNotFoundInLister`` means the cache lacks
-the Job the API server has (``live_jobs``). Also ``TestControllerV2UpdateCronJob`` (the requeue
+the Job the API server has (``live_jobs``); upstream's ``realCJ``, what GetCronJob answers, is
+``fresh`` (the shell reads it when a running Job is missing from the cached
+``status.active``). Also ``TestControllerV2UpdateCronJob`` (the requeue
 delay of a changed schedule; every other change synced at once by the controller's cache),
 ``TestControllerV2GetJobsToBeReconciled`` and ``TestControllerV2CleanupFinishedJobs``. Rows whose
-subject is a failing or racing API call are listed in docs/compatibility.md.
+subject is a failing write call are listed in docs/compatibility.md.
 """
 
 from __future__ import annotations
@@ -18,8 +20,13 @@ import msgspec
 import pytest
 
 from services.jobcontroller.cache import ControllerCache
+from services.jobcontroller.core import editable_copy
 from services.jobcontroller.cronjob import timing
-from services.jobcontroller.cronjob.sync import jobs_to_be_reconciled, sync_cron_job
+from services.jobcontroller.cronjob.sync import (
+    jobs_to_be_reconciled,
+    sync_cron_job,
+    unexpected_jobs,
+)
 from services.jobcontroller.workkeys import CRON_JOB, WorkKey
 from shared.events import ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations
@@ -266,6 +273,15 @@ ROWS = [
     Row("this started but went missing, not past deadline, A", **MISSING),
     Row("this started but went missing, not past deadline, f", "Forbid", **MISSING),
     Row("this started but went missing, not past deadline, R", "Replace", **MISSING),
+    *[
+        Row(
+            f"this started but is not present in cronjob active list, not past deadline, {s}",
+            p,
+            job_present_in_cj_active_status=False,
+            **{**MISSING, "job_still_not_found_in_lister": False},
+        )
+        for s, p in (("A", "Allow"), ("f", "Forbid"), ("R", "Replace"))
+    ],
     Row(
         "with @every schedule, never ran, not time",
         schedule=EVERY_HOUR,
@@ -416,8 +432,12 @@ ROWS = [
 ]
 
 
-def _setup(row: Row) -> tuple[CronJob, list[Job], frozenset[str]]:
-    """Upstream's harness: the CronJob, what the Job lister holds, what GetJob finds."""
+Setup = tuple[CronJob, list[Job], frozenset[str], CronJob]
+
+
+def _setup(row: Row) -> Setup:
+    """Upstream's harness: the CronJob, what the Job lister holds, what GetJob finds, and
+    what GetCronJob finds (``realCJ``: the CronJob before the run, with the Job active)."""
     cj = cron_job(
         schedule=row.schedule,
         concurrencyPolicy=row.concurrency_policy,
@@ -425,10 +445,11 @@ def _setup(row: Row) -> tuple[CronJob, list[Job], frozenset[str]]:
         timeZone=row.time_zone,
         startingDeadlineSeconds=row.deadline,
     )
+    real = editable_copy(cj)
     meta, status = cj.metadata, cj.status
     if not row.ran_previously:
         meta.creationTimestamp = stamp(row.cronjob_creation_time or JUST_BEFORE_THE_HOUR)
-        return cj, [], frozenset()
+        return cj, [], frozenset(), real
     meta.creationTimestamp = stamp(row.cronjob_creation_time or JUST_BEFORE_THE_PRIOR_HOUR)
     status.lastScheduleTime = stamp(row.last_schedule_time or JUST_AFTER_THE_PRIOR_HOUR)
     manifest = timing.job_from_template(cj, row.job_creation_time)
@@ -437,6 +458,7 @@ def _setup(row: Row) -> tuple[CronJob, list[Job], frozenset[str]]:
         job = as_job(manifest, uid="1234", created=created)
         if row.job_present_in_cj_active_status:
             status.active = [timing.job_reference(job)]
+        real.status.active = [timing.job_reference(job)]
     else:
         complete = {"type": "Complete", "status": "True"}
         job = as_job(
@@ -447,15 +469,16 @@ def _setup(row: Row) -> tuple[CronJob, list[Job], frozenset[str]]:
             conditions=[complete],
         )
     if row.job_still_not_found_in_lister:
-        return cj, [], frozenset({job.metadata.name})
-    return cj, [job], frozenset()
+        return cj, [], frozenset({job.metadata.name}), real
+    return cj, [job], frozenset(), real
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
 def test_sync_cron_job(row: Row) -> None:
-    cj, jobs, live = _setup(row)
+    cj, jobs, live, real = _setup(row)
     before = msgspec.to_builtins(cj)
-    result = sync_cron_job(cj, jobs, row.now, live_jobs=live)
+    fresh = real if unexpected_jobs(cj, jobs) else None  # the shell reads it only then
+    result = sync_cron_job(cj, jobs, row.now, live_jobs=live, fresh=fresh)
     assert msgspec.to_builtins(cj) == before, "syncCronJob works on a copy"
     if row.expected_requeue is not None:
         assert result.requeue_after == pytest.approx(row.expected_requeue, abs=1e-6)
