@@ -23,6 +23,7 @@ STATE_TOPIC_OF_KIND: Mapping[str, str] = {
     "Queue": "state.queues",
     "Job": "state.jobs",
     "PyTorchJob": "state.jobs",
+    "CronJob": "state.jobs",
     "Command": "state.commands",
     "PriorityClass": "state.priorityclasses",
     "PodDisruptionBudget": "state.poddisruptionbudgets",

@@ -214,6 +214,8 @@ class ControllerCache:
             self._on_work(job)
             if type_key == BATCH_JOB:
                 self._batch_job_changed(job, new)
+                # A CronJob's Jobs are indexed under it, and wake it when they change.
+                self._owned_changed(type_key, key, old, new)
             return
         if type_key == POD:
             self._pod_changed(key, new)

@@ -13,7 +13,18 @@ from typing import TypeVar
 import msgspec
 
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import Command, Json, Model, Pod, PodGroup, ResourceFlavor, Service, Workload
+from shared.models import (
+    Command,
+    CronJob,
+    Job,
+    Json,
+    Model,
+    Pod,
+    PodGroup,
+    ResourceFlavor,
+    Service,
+    Workload,
+)
 
 # Kubernetes' own Job controller: what an unset batch/v1 ``spec.managedBy`` means.
 BATCH_CONTROLLER_NAME = "kubernetes.io/job-controller"
@@ -53,6 +64,13 @@ class Observed:
     gang_scheduler_names: frozenset[str] = frozenset(SHOAL_SCHEDULER_NAMES)
     # The controller's setting: the batch/v1 ``spec.managedBy`` it answers to.
     batch_managed_by: str = BATCH_CONTROLLER_NAME
+    # A CronJob's: the batch/v1 Jobs it controls, and the names of those in its
+    # ``status.active`` that the cache lacks but the API server still has (a slow watch); the
+    # CronJob as the API server has it, read when a running Job of it is not in the cached
+    # ``status.active`` (upstream's ``GetCronJob`` before an UnexpectedJob).
+    jobs: list[Job] = field(default_factory=list)
+    live_jobs: frozenset[str] = frozenset()
+    fresh_cronjob: CronJob | None = None
 
 
 @dataclass(slots=True)
@@ -84,6 +102,11 @@ class Actions:
     status: Model | None = None
     delete_job: bool = False  # ttlSecondsAfterFinished elapsed
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
+    # Events that report a write (SuccessfulCreate): posted only when every write succeeded.
+    events_on_success: list[tuple[str, str, str]] = field(default_factory=list)
+    # A Warning Event per failed create or delete call: verb → (reason, message before the
+    # API server's error), e.g. {"create": ("FailedCreate", "Error creating job: ")}.
+    failed_write_events: dict[str, tuple[str, str]] = field(default_factory=dict)
     requeue_after: float | None = None  # seconds; for back-off, deadlines and TTLs
     consumed_commands: list[str] = field(default_factory=list)  # Command keys to delete
     # Slow-start batch sizes that partition ``create`` in order (sum == len(create)); the shell

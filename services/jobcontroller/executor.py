@@ -2,10 +2,13 @@
 
 Order: interim status, patches, deletions, creations (slow-start batches), the patches that
 need the created objects, status, consumed Commands, the job's own deletion, Events; a failure
-skips the steps after it (but not Events). A reconcile returns the job's whole new status
-(typed); it is written as the merge patch from the cached status (``status_patches``: the
-interim one first, then the final one from the interim), so fields that went back to their
-default (``pending: 0``, an emptied list) are removed on the server too. No change: no write.
+skips the steps after it (but not Events). Events that report a write (``events_on_success``)
+are posted only when every step succeeded; a failed create or delete call posts the Warning
+its ``failed_write_events`` names, with the API server's error (a CronJob's ``FailedCreate``).
+A reconcile returns the job's whole new status (typed); it is written as the merge patch from
+the cached status (``status_patches``: the interim one first, then the final one from the
+interim), so fields that went back to their default (``pending: 0``, an emptied list) are
+removed on the server too. No change: no write.
 Expectations are raised before each deletion (by uid) and creation batch (by count) and
 lowered again at once when the call fails or answers AlreadyExists (no event will follow);
 otherwise the cache lowers them when it observes the ADDED/DELETED event.
@@ -44,7 +47,14 @@ from shared.models import Json, Model
 # Kinds the watcher never mirrors: read before deleting to check ownership.
 _log = structlog.get_logger()
 _UNMIRRORED_KINDS = frozenset({"Secret", "NetworkPolicy"})
-_TYPE_OF_KIND = {"Pod": "v1/Pod", "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup"}
+_TYPE_OF_KIND = {
+    "Pod": "v1/Pod",
+    "PodGroup": "scheduling.volcano.sh/v1beta1/PodGroup",
+    "Job": "batch/v1/Job",
+}
+# Kinds deleted with their dependents in the background, as their upstream controllers do (a
+# CronJob's Jobs; batch/v1 Jobs otherwise orphan their pods when no policy is named).
+_BACKGROUND_DELETE = frozenset({"Job"})
 _API_VERSION_OF_KIND = {
     "Pod": "v1",
     "Service": "v1",
@@ -54,6 +64,7 @@ _API_VERSION_OF_KIND = {
     "Secret": "v1",
     "NetworkPolicy": "networking.k8s.io/v1",
     "Workload": "kueue.x-k8s.io/v1beta1",
+    "Job": "batch/v1",
 }
 
 
@@ -98,6 +109,8 @@ class Outcome:
     created: dict[str, int] = field(default_factory=dict)
     deleted: dict[str, int] = field(default_factory=dict)
     errors: list[BaseException] = field(default_factory=list)
+    # ("create" | "delete", the error) of each failed create or delete call, in order.
+    failed_writes: list[tuple[str, BaseException]] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -192,7 +205,13 @@ class ActionExecutor:
             await self._consume_commands(actions, outcome)
             if actions.delete_job:
                 await self._delete(rt, job.key, outcome, propagation="Background")
-        for event_type, reason, message in actions.events:
+        events = actions.events + ([] if outcome.failed else actions.events_on_success)
+        for verb, exc in outcome.failed_writes:
+            if verb in actions.failed_write_events:
+                reason, prefix = actions.failed_write_events[verb]
+                error = exc.message if isinstance(exc, ApiError) else str(exc)
+                events.append(("Warning", reason, f"{prefix}{error}"))
+        for event_type, reason, message in events:
             await self.post_event(job_obj, event_type, reason, message)
         return outcome
 
@@ -273,7 +292,10 @@ class ActionExecutor:
                 outcome.errors.append(exc)
                 gone = False
             else:
-                gone = await self._delete(rt, key, outcome, uid=uid or None)
+                propagation = "Background" if kind in _BACKGROUND_DELETE else None
+                gone = await self._delete(
+                    rt, key, outcome, uid=uid or None, propagation=propagation
+                )
             if gone:
                 outcome.deleted[kind] = outcome.deleted.get(kind, 0) + 1
             elif uid:  # the call failed: no DELETED event will come for this attempt
@@ -325,6 +347,7 @@ class ActionExecutor:
             if isinstance(exc, ApiError) and exc.status == 409 and uid:
                 return True  # a different object of that name: ours is gone
             outcome.errors.append(exc)
+            outcome.failed_writes.append(("delete", exc))
             return False
         return True
 
@@ -408,6 +431,7 @@ class ActionExecutor:
                 )
                 return True
             outcome.errors.append(exc)
+            outcome.failed_writes.append(("create", exc))
             return False
         outcome.created[kind] = outcome.created.get(kind, 0) + 1
         return True
@@ -416,6 +440,14 @@ class ActionExecutor:
         rt = resource_for("bus.volcano.sh/v1alpha1", "Command")
         for key in actions.consumed_commands:
             await self._delete(rt, key, outcome)
+
+    async def read(self, kind: str, namespace: str, name: str) -> Json | None:
+        """A batch/v1 object (``Job``, ``CronJob``) as the API server has it; None once it is
+        gone (404). Another error answers an empty object: nothing says it is gone."""
+        try:
+            return await self._kube.get(resource_for("batch/v1", kind), name, namespace)
+        except CALL_ERRORS as exc:
+            return None if isinstance(exc, ApiError) and exc.status == 404 else {}
 
     async def post_event(self, obj: Json, event_type: str, reason: str, message: str) -> None:
         """Record an Event on ``obj`` (best effort: failures are ignored)."""

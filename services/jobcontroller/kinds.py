@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from services.jobcontroller import batchjob, pytorchjob, volcanojob
+from services.jobcontroller import batchjob, cronjob, pytorchjob, volcanojob
 from services.jobcontroller.core import Actions, Observed
-from shared.models import Job, Model, PyTorchJob, VolcanoJob
+from shared.models import CronJob, Job, Model, PyTorchJob, VolcanoJob
 
 J = TypeVar("J", bound=Model)
 
@@ -31,6 +31,7 @@ ReconcilerTable = Mapping[tuple[str, str], Reconciler[Any]]
 # (apiVersion, kind) → its reconciler.
 RECONCILERS: ReconcilerTable = {
     ("batch/v1", "Job"): Reconciler(Job, batchjob.reconcile),
+    ("batch/v1", "CronJob"): Reconciler(CronJob, cronjob.reconcile),
     ("batch.volcano.sh/v1alpha1", "Job"): Reconciler(VolcanoJob, volcanojob.reconcile),
     ("kubeflow.org/v1", "PyTorchJob"): Reconciler(PyTorchJob, pytorchjob.reconcile),
 }

@@ -2,9 +2,9 @@
 
 The service's cache and ``shoal simulate``'s snapshot both index objects by the job that
 controls them and keep the ownerless ones of each namespace; ``observe`` asks either for the
-job's pods, PodGroups, Services, Commands and Kueue Workloads, the ResourceFlavors, and the
-ownerless pods (adoption candidates),
-PodGroups and Services of its namespace.
+job's pods, PodGroups, Services, Commands and Kueue Workloads (a CronJob: its Jobs), the
+ResourceFlavors, and the ownerless pods (adoption candidates), PodGroups and Services of its
+namespace.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from services.jobcontroller.core import BATCH_CONTROLLER_NAME, Observed
 from services.jobcontroller.workkeys import (
+    BATCH_JOB,
     COMMAND,
     POD,
     PODGROUP,
@@ -59,4 +60,5 @@ def observe(
         flavors={f.metadata.name: f for f in index.cluster_scoped(RESOURCE_FLAVOR)},
         gang_scheduler_names=gang_scheduler_names,
         batch_managed_by=batch_managed_by,
+        jobs=index.owned(job, BATCH_JOB),
     )

@@ -1,10 +1,10 @@
 """A cache snapshot from a list of objects, indexed as the controller's cache is.
 
 Used by ``shoal simulate reconcile``: ``observing.observe`` asks it, as it asks the cache, for
-the pods, PodGroups and Services a job controls (by uid), the ownerless ones of a namespace,
-and the bus Commands that target the job. Manifests written by hand often lack uids: a job
-without one gets a uid derived from its identity, and owner references that name the job
-without a uid are completed with it.
+the pods, PodGroups and Services a job controls (by uid; a CronJob's Jobs likewise), the
+ownerless ones of a namespace, and the bus Commands that target the job. Manifests written by
+hand often lack uids: a job without one gets a uid derived from its identity, and owner
+references that name the job without a uid are completed with it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 import msgspec
 
 from services.jobcontroller.workkeys import (
+    BATCH_JOB,
     COMMAND,
     POD,
     PODGROUP,
@@ -27,6 +28,7 @@ from services.jobcontroller.workkeys import (
 )
 from shared.models import (
     Command,
+    Job,
     Model,
     ObjectMeta,
     Pod,
@@ -77,6 +79,7 @@ class Snapshot:
             PODGROUP: self.podgroups,
             SERVICE: self.services,
             WORKLOAD: self.workloads,
+            BATCH_JOB: [j for j in self.jobs if isinstance(j, Job)],  # a CronJob's
         }
         return by_type.get(type_key, [])
 
@@ -91,6 +94,7 @@ def build(objects: list[Model], is_job: Any) -> Snapshot:
         (j.apiVersion, j.kind, j.metadata.namespace or "default", j.metadata.name): j.metadata.uid
         for j in snap.jobs
     }
+    snap.jobs = [_resolve_owners(j, uids) if isinstance(j, Job) else j for j in snap.jobs]
     for obj in objects:
         if isinstance(obj, Pod | PodGroup | Service | Workload):
             obj = _resolve_owners(_with_uid(obj), uids)

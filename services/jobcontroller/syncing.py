@@ -24,11 +24,12 @@ from typing import Any
 import msgspec
 import structlog
 
-from services.jobcontroller import kinds, kueue, observing, podgroups
+from services.jobcontroller import cronjob, kinds, kueue, observing, podgroups
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
 from services.jobcontroller.workkeys import (
+    CRON_JOB,
     OWNED_TYPES,
     POD,
     PODGROUP,
@@ -40,7 +41,7 @@ from services.jobcontroller.workkeys import (
 from shared.errors import UserError
 from shared.kube.keys import key_of, split_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import Json, to_dict
+from shared.models import CronJob, Json, to_dict
 from shared.models.volcano import VolcanoJobStatus
 
 _log = structlog.get_logger()
@@ -60,6 +61,14 @@ class SyncResult:
 
 def _head(job: Any) -> Json:
     return {"apiVersion": job.apiVersion, "kind": job.kind, "metadata": to_dict(job.metadata)}
+
+
+def _is_ours(job: Json, cj: CronJob, ref_uid: str | None) -> bool:
+    meta = job.get("metadata") or {}
+    if ref_uid:
+        return bool(meta.get("uid") == ref_uid)
+    owners = meta.get("ownerReferences") or []
+    return any(o.get("controller") and o.get("uid") == cj.metadata.uid for o in owners)
 
 
 class Syncer:
@@ -103,8 +112,12 @@ class Syncer:
         except kinds.ReconcileUnavailable as exc:
             await self._report_invalid(key, _head(job), str(exc), reason="ReconcileUnavailable")
             return SyncResult(Outcome())
+        observed = self._observe(key)
+        if key.type_key == CRON_JOB:
+            observed.live_jobs = await self._live_jobs(job, observed)
+            observed.fresh_cronjob = await self._fresh_cronjob(job, observed)
         try:
-            actions = kueue.sync(reconciler.reconcile, job, self._observe(key), self._wall_clock())
+            actions = kueue.sync(reconciler.reconcile, job, observed, self._wall_clock())
         except UserError as exc:
             await self._report_invalid(key, _head(job), str(exc), job=job)
             return SyncResult(Outcome())
@@ -159,6 +172,39 @@ class Syncer:
             gang_scheduler_names=self._gang_scheduler_names,
             batch_managed_by=cache.batch_managed_by,
         )
+
+    async def _live_jobs(self, cj: CronJob, observed: Observed) -> frozenset[str]:
+        """The Jobs in a CronJob's ``status.active`` that the cache lacks but the API server
+        has: upstream reads each from the API server before calling it missing (a slow watch
+        must not make a Forbid CronJob start a second Job). A reference without a uid (a Job
+        this controller asked to create) counts only if the Job found is the CronJob's: a Job
+        of that name that someone else made is not adopted, as upstream does not."""
+        cached = {j.metadata.name for j in observed.jobs}
+        namespace = cj.metadata.namespace or "default"
+        refs = [r for r in cj.status.active if r.name and r.name not in cached]
+        found = await asyncio.gather(
+            *(self._executor.read("Job", namespace, str(r.name)) for r in refs)
+        )
+        return frozenset(
+            str(ref.name)
+            for ref, job in zip(refs, found, strict=True)
+            if job is not None and (not job or _is_ours(job, cj, ref.uid))
+        )
+
+    async def _fresh_cronjob(self, cj: CronJob, observed: Observed) -> CronJob | None:
+        """The CronJob as the API server has it, when a running Job of it is missing from the
+        cached ``status.active`` (upstream's ``GetCronJob`` before it calls the Job
+        unexpected); None when all are there or the read fails."""
+        if not cronjob.unexpected_jobs(cj, observed.jobs):
+            return None
+        found = await self._executor.read("CronJob", cj.metadata.namespace or "default",
+                                          cj.metadata.name)  # fmt: skip
+        if not found:
+            return None
+        try:
+            return msgspec.convert(found, CronJob)
+        except msgspec.ValidationError:
+            return None
 
     async def _report_invalid(
         self,

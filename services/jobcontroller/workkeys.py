@@ -16,11 +16,12 @@ SERVICE = "v1/Service"
 COMMAND = "bus.volcano.sh/v1alpha1/Command"
 QUEUE = "scheduling.volcano.sh/v1beta1/Queue"
 BATCH_JOB = "batch/v1/Job"
+CRON_JOB = "batch/v1/CronJob"
 VOLCANO_JOB = "batch.volcano.sh/v1alpha1/Job"
 PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
 WORKLOAD = "kueue.x-k8s.io/v1beta1/Workload"
 RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta1/ResourceFlavor"
-JOB_TYPES = frozenset({BATCH_JOB, VOLCANO_JOB, PYTORCH_JOB})
+JOB_TYPES = frozenset({BATCH_JOB, CRON_JOB, VOLCANO_JOB, PYTORCH_JOB})
 # Kinds a job owns and creates; expectations are kept per (job, kind).
 OWNED_TYPES = (POD, PODGROUP, SERVICE, WORKLOAD)
 _KIND_OF = {POD: "Pod", PODGROUP: "PodGroup", SERVICE: "Service", WORKLOAD: "Workload"}

@@ -93,6 +93,28 @@ def _batch_job(obj: Obj, uid: str) -> None:
     obj["status"] = {}
 
 
+def cron_job_scheme_defaults(spec: Obj) -> None:
+    """``SetDefaults_CronJob``, and the pod defaults of its job template."""
+    if not spec.get("concurrencyPolicy"):
+        spec["concurrencyPolicy"] = "Allow"
+    for name, value in (
+        ("suspend", False),
+        ("successfulJobsHistoryLimit", 3),
+        ("failedJobsHistoryLimit", 1),
+    ):
+        if spec.get(name) is None:
+            spec[name] = value
+    template = (spec.get("jobTemplate") or {}).get("spec")
+    pod = (template.get("template") or {}).get("spec") if isinstance(template, dict) else None
+    if isinstance(pod, dict):
+        default_pod_spec(pod)
+
+
+def _cron_job(obj: Obj, uid: str) -> None:
+    cron_job_scheme_defaults(obj.setdefault("spec", {}))
+    obj["status"] = {}
+
+
 def _pytorch_job(obj: Obj, uid: str) -> None:
     obj.pop("status", None)
 
@@ -141,6 +163,7 @@ def _network_policy(obj: Obj, uid: str) -> None:
 _BY_KIND = {
     ("v1", "Pod"): _pod,
     ("batch/v1", "Job"): _batch_job,
+    ("batch/v1", "CronJob"): _cron_job,
     ("batch.volcano.sh/v1alpha1", "Job"): _volcano_job,
     ("kubeflow.org/v1", "PyTorchJob"): _pytorch_job,
     ("scheduling.volcano.sh/v1beta1", "Queue"): _queue,
@@ -153,6 +176,8 @@ _BY_KIND = {
 def decode_defaults(api_version: str, kind: str, obj: Obj) -> None:
     """Defaults the API server applies when it decodes a body, before validating it (kubesim
     validates the rest first, then applies ``apply_defaults``)."""
+    if (api_version, kind) == ("batch/v1", "CronJob") and isinstance(obj.get("spec"), dict):
+        cron_job_scheme_defaults(obj["spec"])
     if (api_version, kind) != ("batch/v1", "Job"):
         return
     spec = obj.get("spec")
@@ -188,6 +213,8 @@ def update_defaults(api_version: str, kind: str, obj: Obj) -> None:
         return
     if (api_version, kind) == ("v1", "Pod"):
         default_pod_spec(spec)
+    elif (api_version, kind) == ("batch/v1", "CronJob"):
+        cron_job_scheme_defaults(spec)
     elif (api_version, kind) == ("batch/v1", "Job"):
         _batch_job_scheme_defaults(spec)
         template = spec.get("template")

@@ -57,6 +57,7 @@ BUILTINS: tuple[ResourceType, ...] = (
     _r("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, (), ("netpol",)),
     _r("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, ("status",), ("pdb",)),
     _r("batch", "v1", "Job", "jobs", True, ("status",), default_propagation="Orphan"),
+    _r("batch", "v1", "CronJob", "cronjobs", True, ("status",), ("cj",)),
     # Stored as they are (kubesim calls Shoal's webhook in-process and serves the CRDs it ships):
     # what a webhook's certificate manager patches its caBundle into, and the HyperNode
     # ValidatingAdmissionPolicy deploy/ installs (kubesim plays its rules in-process).

@@ -1,7 +1,7 @@
 """``meta.k8s.io/v1`` Table output, which kubectl asks for when it prints (``kubectl get``).
 
 Built-in kinds get the columns of Kubernetes' printers (pkg/printers/internalversion/printers.go:
-pods, nodes, batch Jobs, NetworkPolicies); custom resources get their CRD's
+pods, nodes, batch Jobs and CronJobs, NetworkPolicies); custom resources get their CRD's
 additionalPrinterColumns, evaluated as the apiextensions server's table convertor does (Name
 first; ``Age`` when a CRD has none).
 """
@@ -41,6 +41,18 @@ _JOBS = [
     _column("Status", description="Status of the job."),
     _column("Completions"),
     _column("Duration", description="Time required to complete the job."),
+    _column("Age"),
+    _column("Containers", priority=1),
+    _column("Images", priority=1),
+    _column("Selector", priority=1),
+]
+_CRON_JOBS = [
+    _NAME,
+    _column("Schedule"),
+    _column("Timezone"),
+    _column("Suspend", "boolean"),
+    _column("Active", "integer"),
+    _column("Last Schedule"),
     _column("Age"),
     _column("Containers", priority=1),
     _column("Images", priority=1),
@@ -176,6 +188,27 @@ def _job_cells(job: Obj, created: str, now: float) -> list[Any]:
     ]
 
 
+def _cron_job_cells(cj: Obj, created: str, now: float) -> list[Any]:
+    """``printCronJob``: the suspend flag as ``printBoolPtr`` prints it, ages since now."""
+    spec, status = cj.get("spec") or {}, cj.get("status") or {}
+    template = (spec.get("jobTemplate") or {}).get("spec") or {}
+    containers = ((template.get("template") or {}).get("spec") or {}).get("containers") or []
+    suspend = spec.get("suspend")
+    last = status.get("lastScheduleTime")
+    return [
+        cj["metadata"]["name"],
+        spec.get("schedule", ""),
+        spec.get("timeZone") or "<none>",
+        "<unset>" if suspend is None else ("True" if suspend else "False"),
+        len(status.get("active") or []),
+        age(last, now) if last else "<none>",
+        created,
+        ",".join(c.get("name", "") for c in containers),
+        ",".join(c.get("image", "") for c in containers),
+        format_label_selector(template.get("selector")),
+    ]
+
+
 def format_label_selector(selector: Obj | None) -> str:
     """``metav1.FormatLabelSelector``: requirements sorted by key, ``<none>`` when empty."""
     selector = selector or {}
@@ -225,6 +258,8 @@ def _cells(rtype: ResourceType, obj: Obj, now: float) -> list[Any]:
         return [meta["name"], *(_printed(c, obj, now) for c in _printer_columns(rtype))]
     if rtype.kind == "Job" and rtype.group == "batch":
         return _job_cells(obj, created, now)
+    if rtype.kind == "CronJob" and rtype.group == "batch":
+        return _cron_job_cells(obj, created, now)
     if rtype.kind == "Pod" and not rtype.group:
         status = obj.get("status") or {}
         containers = status.get("containerStatuses") or []
@@ -267,6 +302,8 @@ def columns(rtype: ResourceType) -> list[Obj]:
         ]
     if rtype.kind == "Job" and rtype.group == "batch":
         return _JOBS
+    if rtype.kind == "CronJob" and rtype.group == "batch":
+        return _CRON_JOBS
     if not rtype.group and rtype.kind == "Pod":
         return _PODS
     if not rtype.group and rtype.kind == "Node":

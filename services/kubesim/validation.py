@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from services.kubesim import batch_selector, batch_validation
+from services.kubesim import batch_selector, batch_validation, cronjob_validation
 from shared.errors import QuantityError
 from shared.kube.fielderrors import Cause, go_value, too_long
 from shared.quantities import parse_quantity
@@ -200,6 +200,13 @@ def _batch_job(obj: Obj) -> list[Cause]:
     return validate_pod_spec(template.get("spec"), "spec.template.spec")
 
 
+def _cron_job(obj: Obj) -> list[Cause]:
+    causes = cronjob_validation.validate_cron_job(obj)
+    template = ((obj.get("spec") or {}).get("jobTemplate") or {}).get("spec") or {}
+    pod = (template.get("template") or {}).get("spec")
+    return causes + validate_pod_spec(pod, "spec.jobTemplate.spec.template.spec")
+
+
 def _replicas(value: Any, field: str) -> list[Cause]:
     # No upper bound: kube-apiserver with upstream's CRDs and webhooks has none; the job
     # controller refuses more than ``MAX_REPLICAS`` pods per task with an Event.
@@ -288,6 +295,7 @@ _BY_KIND: dict[tuple[str, str], Callable[[Obj], list[Cause]]] = {
     ("v1", "ConfigMap"): _configmap,
     ("v1", "Node"): _node,
     ("batch/v1", "Job"): _batch_job,
+    ("batch/v1", "CronJob"): _cron_job,
     ("batch.volcano.sh/v1alpha1", "Job"): _volcano_job,
     ("kubeflow.org/v1", "PyTorchJob"): _pytorch_job,
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): _podgroup,
@@ -310,6 +318,8 @@ def validate_defaulted(api_version: str, kind: str, obj: Obj) -> list[Cause]:
     """The rules that hold once defaults are applied (a batch/v1 Job's generated selector)."""
     if (api_version, kind) == ("batch/v1", "Job"):
         return batch_selector.validate_defaulted_job(obj)
+    if (api_version, kind) == ("batch/v1", "CronJob"):
+        return cronjob_validation.validate_job_template(obj)
     return []
 
 

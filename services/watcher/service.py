@@ -49,6 +49,7 @@ DEFAULT_KINDS = (
     "policy/v1/PodDisruptionBudget",
     "topology.volcano.sh/v1alpha1/HyperNode",
     "batch/v1/Job",
+    "batch/v1/CronJob",
     "scheduling.volcano.sh/v1beta1/PodGroup",
     "scheduling.volcano.sh/v1beta1/Queue",
     "batch.volcano.sh/v1alpha1/Job",

@@ -49,6 +49,7 @@ _ALL = (
     _rt("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies"),
     _rt("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets"),
     _rt("batch", "v1", "Job", "jobs"),
+    _rt("batch", "v1", "CronJob", "cronjobs"),
     _rt("scheduling.volcano.sh", "v1beta1", "PodGroup", "podgroups"),
     _rt("scheduling.volcano.sh", "v1beta1", "Queue", "queues", namespaced=False),
     _rt("batch.volcano.sh", "v1alpha1", "Job", "jobs"),

@@ -10,7 +10,7 @@ from shared.models.base import (
     Resource,
     object_key,
 )
-from shared.models.batch import Job
+from shared.models.batch import CronJob, Job
 from shared.models.core import (
     ConfigMap,
     Container,
@@ -53,6 +53,7 @@ __all__ = [
     "ConfigMap",
     "Container",
     "ContainerImage",
+    "CronJob",
     "Event",
     "HyperNode",
     "Job",

@@ -81,3 +81,45 @@ class Job(Model):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: JobSpec = msgspec.field(default_factory=JobSpec)
     status: JobStatus = msgspec.field(default_factory=JobStatus)
+
+
+class JobTemplateSpec(Model):
+    """A CronJob's ``jobTemplate``: the metadata and spec its Jobs are made from (the spec kept
+    as a dict, so every field passes through to the Job intact)."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: Json = {}
+
+
+class CronJobSpec(Model):
+    schedule: str = ""
+    timeZone: str | None = None
+    startingDeadlineSeconds: int | None = None
+    concurrencyPolicy: str = "Allow"
+    suspend: bool | None = None
+    jobTemplate: JobTemplateSpec = msgspec.field(default_factory=JobTemplateSpec)
+    successfulJobsHistoryLimit: int | None = None
+    failedJobsHistoryLimit: int | None = None
+
+
+class ObjectReference(Model):
+    apiVersion: str | None = None
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    resourceVersion: str | None = None
+
+
+class CronJobStatus(Model):
+    active: list[ObjectReference] = []
+    lastScheduleTime: str | None = None
+    lastSuccessfulTime: str | None = None
+
+
+class CronJob(Model):
+    apiVersion: str = "batch/v1"
+    kind: str = "CronJob"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CronJobSpec = msgspec.field(default_factory=CronJobSpec)
+    status: CronJobStatus = msgspec.field(default_factory=CronJobStatus)

@@ -15,7 +15,7 @@ import yaml
 
 from shared.errors import ManifestError, QuantityError
 from shared.models.base import Json, Model, Resource
-from shared.models.batch import Job
+from shared.models.batch import CronJob, Job
 from shared.models.core import (
     ConfigMap,
     Event,
@@ -46,6 +46,7 @@ KINDS: Mapping[tuple[str, str], type[Model]] = {
     ("scheduling.k8s.io/v1", "PriorityClass"): PriorityClass,
     ("policy/v1", "PodDisruptionBudget"): PodDisruptionBudget,
     ("batch/v1", "Job"): Job,
+    ("batch/v1", "CronJob"): CronJob,
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): PodGroup,
     ("scheduling.volcano.sh/v1beta1", "Queue"): Queue,
     ("batch.volcano.sh/v1alpha1", "Job"): VolcanoJob,

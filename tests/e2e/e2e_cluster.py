@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import shutil
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from services.cli.stack import Stack
 from shared.kube import KubeClient, resource_for
 from shared.kube.errors import CALL_ERRORS
 
 Json = dict[str, Any]
+KUBECTL = shutil.which("kubectl")
 POD = resource_for("v1", "Pod")
 PODGROUP = resource_for("scheduling.volcano.sh/v1beta1", "PodGroup")
 NAMESPACE = resource_for("v1", "Namespace")
@@ -290,3 +294,20 @@ async def queue_open(kube: KubeClient, name: str, timeout: float = 30) -> None:
         return bool((queue.get("status") or {}).get("state") == "Open")
 
     await eventually(opened, timeout=timeout, what=f"Queue {name} Open")
+
+
+async def kubectl(stack: Stack, *args: str, stdin: str | None = None) -> str:
+    assert KUBECTL is not None
+    proc = await asyncio.create_subprocess_exec(
+        KUBECTL,
+        *args,
+        stdin=asyncio.subprocess.PIPE if stdin is not None else None,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "KUBECONFIG": str(stack.kubeconfig)},
+    )
+    out, err = await asyncio.wait_for(
+        proc.communicate(stdin.encode() if stdin is not None else None), 30
+    )
+    assert proc.returncode == 0, f"kubectl {' '.join(args)}: {err.decode()}"
+    return out.decode()

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,8 @@ import yaml
 from services.cli.stack import Stack
 from shared.kube import ApiError, KubeClient
 from shared.kube.resources import resource_for
-from tests.e2e.e2e_cluster import BATCHJOB, POD, PYTORCHJOB, VCJOB, eventually
+from tests.e2e.e2e_cluster import BATCHJOB, KUBECTL, POD, PYTORCHJOB, VCJOB, eventually, kubectl
 
-KUBECTL = shutil.which("kubectl")
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.timeout(240),
@@ -42,23 +40,6 @@ LOCAL_QUEUE = resource_for("kueue.x-k8s.io/v1beta1", "LocalQueue")
 FLAVOR = resource_for("kueue.x-k8s.io/v1beta1", "ResourceFlavor")
 QUOTA_CPU = 9
 JOBS = 5
-
-
-async def kubectl(stack: Stack, *args: str, stdin: str | None = None) -> str:
-    assert KUBECTL is not None
-    proc = await asyncio.create_subprocess_exec(
-        KUBECTL,
-        *args,
-        stdin=asyncio.subprocess.PIPE if stdin is not None else None,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "KUBECONFIG": str(stack.kubeconfig)},
-    )
-    out, err = await asyncio.wait_for(
-        proc.communicate(stdin.encode() if stdin is not None else None), 30
-    )
-    assert proc.returncode == 0, f"kubectl {' '.join(args)}: {err.decode()}"
-    return out.decode()
 
 
 def sample_job() -> str:

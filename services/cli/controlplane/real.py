@@ -8,11 +8,12 @@ kwok plays N nodes (``deploy/control-plane/kwok/stages.yaml`` runs pods from kub
 ``sim.shoal.io/*`` annotations), and each Shoal service gets a kubeconfig with its own
 service account's token: no service runs as admin.
 
-kube-controller-manager runs every default controller but its Job controller: Shoal's job
-controller is the cluster's (``--controllers=*,-job``), as on kubesim. With
-``builtin_job_controller`` the built-in one runs too, and each Job has one controller through
-``spec.managedBy``: Shoal claims the Jobs that name ``MANAGED_BY``
-(``SHOAL_JOBCONTROLLER_BATCH_MANAGED_BY``), the built-in controller the rest.
+kube-controller-manager runs every default controller but its Job and CronJob controllers:
+Shoal's job controller is the cluster's (``--controllers=*,-job,-cronjob``), as on kubesim.
+With ``builtin_job_controller`` the built-in Job controller runs too, and each Job has one
+controller through ``spec.managedBy``: Shoal claims the Jobs that name ``MANAGED_BY``
+(``SHOAL_JOBCONTROLLER_BATCH_MANAGED_BY``), the built-in controller the rest. CronJobs are
+always Shoal's (they have no ``managedBy``).
 
 Each part is a child process with a log under ``<workdir>/logs``; ``stop`` sends SIGTERM and
 SIGKILLs what is left.
@@ -343,7 +344,10 @@ class RealControlPlane:
                 "--bind-address=127.0.0.1",
                 f"--secure-port={free_port()}",
                 "--leader-elect=false",
-                "--controllers=*" if self.config.builtin_job_controller else "--controllers=*,-job",
+                # Shoal's job controller runs the CronJobs always (a CronJob has no managedBy).
+                "--controllers=*,-cronjob"
+                if self.config.builtin_job_controller
+                else "--controllers=*,-job,-cronjob",
                 "--use-service-account-credentials=true",
                 f"--service-account-private-key-file={pki.sa_key}",
                 f"--root-ca-file={pki.ca_cert}",

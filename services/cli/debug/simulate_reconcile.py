@@ -135,10 +135,11 @@ def _entry(obj: Any, actions: Actions) -> dict[str, Any]:
         entry["requeueAfter"] = actions.requeue_after
     if actions.delete_job:
         entry["deleteJob"] = True
-    if actions.events:
+    # One step runs no writes, so the Events that report them are shown as if they succeeded.
+    events = actions.events + actions.events_on_success
+    if events:
         entry["events"] = [
-            {"type": kind, "reason": reason, "message": message}
-            for kind, reason, message in actions.events
+            {"type": kind, "reason": reason, "message": message} for kind, reason, message in events
         ]
     return entry
 

@@ -357,6 +357,7 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("policy", "poddisruptionbudgets", READ),
         ("topology.volcano.sh", "hypernodes", READ),
         ("batch batch.volcano.sh", "jobs", READ),
+        ("batch", "cronjobs", READ),
         ("scheduling.volcano.sh", "podgroups queues", READ),
         ("bus.volcano.sh", "commands", READ),
         ("kubeflow.org", "pytorchjobs", READ),
@@ -368,7 +369,10 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
         ("core", "secrets", "get create delete"),
         ("networking.k8s.io", "networkpolicies", "get create delete"),
         ("scheduling.volcano.sh", "podgroups", "create delete patch"),
-        ("batch", "jobs", "patch"),
+        ("batch", "jobs", "get create delete patch"),
+        ("batch", "cronjobs", "get"),
+        ("batch", "cronjobs/status", "update patch"),
+        ("batch", "cronjobs/finalizers", "update"),
         ("batch batch.volcano.sh", "jobs/status", "update patch"),
         ("batch batch.volcano.sh", "jobs/finalizers", "update"),
         ("kubeflow.org", "pytorchjobs/status", "update patch"),
@@ -421,6 +425,10 @@ DENIED = [
     ("jobcontroller", "networking.k8s.io", "networkpolicies", "patch"),
     ("jobcontroller", "", "pods/binding", "create"),
     ("jobcontroller", "", "nodes", "patch"),
+    # A CronJob's Jobs come through the jobs topic: the controller never lists them, and only
+    # writes a CronJob's status.
+    ("jobcontroller", "batch", "jobs", "list"),
+    ("jobcontroller", "batch", "cronjobs", "patch"),
 ]
 
 
