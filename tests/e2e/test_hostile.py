@@ -421,7 +421,7 @@ async def test_broker_killed_mid_burst_and_restarted_is_survived(
             return again and all(ready.values())
 
         try:
-            await eventually(rebuilt, timeout=90, what="every service to rebuild and be ready")
+            await eventually(rebuilt, timeout=180, what="every service to rebuild and be ready")
         except AssertionError as exc:
             raise AssertionError(f"{exc}\n{await recovery_report(stack, rebuilds)}") from None
         RECOVERY["broker kill -9 mid-burst, back empty: every service ready again"] = (
