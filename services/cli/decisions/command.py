@@ -14,16 +14,22 @@ import json
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from services.cli.decisions.generating import volcano_scenario
+from services.cli.decisions.kueue import KueueScenario, kueue_scenario
 from services.cli.decisions.outcome import Outcome
 from services.cli.decisions.report import THRESHOLD, Report, compare, render
 from services.cli.decisions.scenario import Scenario
 from shared.errors import UserError
+
+if TYPE_CHECKING:
+    from services.cli.decisions.running import Side
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,12 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
-def scenarios(peer: str, args: argparse.Namespace) -> list[Scenario]:
+def scenarios(peer: str, args: argparse.Namespace) -> list[Scenario | KueueScenario]:
     """The corpus of ``peer`` the arguments select."""
-    if peer != "volcano":
-        raise UserError(f"no scenarios for {peer} yet")
     seeds = [args.seed] if args.seed is not None else range(args.first, args.first + args.count)
-    out: list[Scenario] = []
+    if peer == "kueue":
+        if args.corpus == "examples":
+            raise UserError("no examples corpus for kueue yet: --corpus random")
+        return [kueue_scenario(seed) for seed in seeds]
+    out: list[Scenario | KueueScenario] = []
     if args.corpus in ("random", "all"):
         out += [volcano_scenario(seed) for seed in seeds]
     if args.corpus in ("examples", "all") and args.seed is None:
@@ -62,7 +70,7 @@ def scenarios(peer: str, args: argparse.Namespace) -> list[Scenario]:
 
 async def run_sides(
     peer: str,
-    corpus: list[Scenario],
+    corpus: Sequence[Scenario | KueueScenario],
     workdir: Path,
     *,
     progress: Callable[[str], None] = lambda _: None,
@@ -70,14 +78,24 @@ async def run_sides(
 ) -> tuple[list[Outcome], list[Outcome]]:
     """Every scenario on the peer's plane and on Shoal's, both planes at once; the order is by
     conf, so each side reloads its conf as seldom as it can."""
-    from services.cli.decisions.running import run_scenario, shoal_side, volcano_side
+    from services.cli.decisions.running import (
+        kueue_side,
+        run_scenario,
+        shoal_side,
+        volcano_side,
+    )
 
-    ordered = sorted(corpus, key=lambda s: s.conf)
+    ordered = sorted(corpus, key=lambda s: s.conf if isinstance(s, Scenario) else "")
+
+    def start(name: str) -> AbstractAsyncContextManager[Side]:
+        folder = workdir / name
+        if name == "shoal":
+            return shoal_side(folder, preexec=preexec, kube_scheduler=peer == "kueue")
+        return (kueue_side if peer == "kueue" else volcano_side)(folder, preexec=preexec)
 
     async def one(name: str) -> list[Outcome]:
-        start = volcano_side if name == peer else shoal_side
         outcomes = []
-        async with start(workdir / name, preexec=preexec) as side:
+        async with start(name) as side:
             for scenario in ordered:
                 outcome = await run_scenario(side, scenario)
                 progress(f"{name} {scenario.name}: {outcome.seconds} s {outcome.error}".rstrip())

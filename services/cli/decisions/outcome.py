@@ -14,6 +14,7 @@ from collections import Counter
 
 import msgspec
 
+from services.cli.decisions.kueue import KueueScenario, job_classes
 from services.cli.decisions.scenario import Gang, Scenario, classes, single_candidate
 
 ADMITTED = frozenset({"Inqueue", "Running", "Completed"})
@@ -29,10 +30,23 @@ class GangOutcome(msgspec.Struct, kw_only=True):
     phases: list[str] = msgspec.field(default_factory=list)
 
 
+class WorkloadOutcome(msgspec.Struct, kw_only=True):
+    """One Job's Workload as a side left it: admitted at least once, the cpu flavor of its
+    first admission (the scenario's flavor name), how often it was evicted and preempted,
+    whether it finished."""
+
+    admitted: bool = False
+    flavor: str = ""
+    evicted: int = 0
+    preempted: int = 0
+    finished: bool = False
+
+
 class Outcome(msgspec.Struct, kw_only=True):
     scenario: str
     side: str
-    gangs: dict[str, GangOutcome]
+    gangs: dict[str, GangOutcome] = msgspec.field(default_factory=dict)
+    jobs: dict[str, WorkloadOutcome] = msgspec.field(default_factory=dict)
     seconds: float = 0.0
     error: str = ""  # the run failed (the plane, a timeout): no decisions to compare
 
@@ -73,10 +87,33 @@ def decisions(scenario: Scenario, outcome: Outcome) -> dict[str, object]:
     return out
 
 
-def diff(scenario: Scenario, peer: Outcome, shoal: Outcome) -> list[Difference]:
+def workload_decisions(scenario: KueueScenario, outcome: Outcome) -> dict[str, object]:
+    """Kueue's determined decisions: per Job (or class of interchangeable Jobs) whether it was
+    admitted, the flavors it was admitted with, whether it was evicted and preempted."""
+    out: dict[str, object] = {}
+    for first, members in job_classes(scenario.jobs).items():
+        seen = [outcome.jobs.get(j.name, WorkloadOutcome()) for j in members]
+        label = f"job {first}" if len(members) == 1 else f"class {first} (x{len(members)})"
+        count = len(members) > 1
+
+        def value(flags: list[bool], *, as_count: bool = count) -> object:
+            return sum(flags) if as_count else flags[0]
+
+        out[f"{label} admitted"] = value([s.admitted for s in seen])
+        flavors = Counter(s.flavor for s in seen if s.admitted)
+        out[f"{label} flavors"] = dict(sorted(flavors.items()))
+        out[f"{label} evicted"] = value([s.evicted > 0 for s in seen])
+        out[f"{label} preempted"] = value([s.preempted > 0 for s in seen])
+    return out
+
+
+def diff(scenario: Scenario | KueueScenario, peer: Outcome, shoal: Outcome) -> list[Difference]:
     """The determined decisions on which the two sides differ, in the scenario's order (a
     decision one side lacks compares as ``None``)."""
-    left, right = decisions(scenario, peer), decisions(scenario, shoal)
+    if isinstance(scenario, KueueScenario):
+        left, right = workload_decisions(scenario, peer), workload_decisions(scenario, shoal)
+    else:
+        left, right = decisions(scenario, peer), decisions(scenario, shoal)
     return [
         Difference(decision=name, peer=left.get(name), shoal=right.get(name))
         for name in dict.fromkeys([*left, *right])

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import msgspec
 
+from services.cli.decisions import kueue
+from services.cli.decisions.kueue import KueueScenario
 from services.cli.decisions.outcome import Difference, Outcome, diff
 from services.cli.decisions.scenario import Scenario, compared
 
@@ -56,7 +58,7 @@ class Report(msgspec.Struct, kw_only=True):
 
 def compare(
     peer: str,
-    scenarios: Sequence[Scenario],
+    scenarios: Sequence[Scenario | KueueScenario],
     peer_outcomes: Sequence[Outcome],
     shoal_outcomes: Sequence[Outcome],
     *,
@@ -79,7 +81,11 @@ def compare(
                 source=scenario.source,
                 kind=scenario.kind,
                 seed=scenario.seed,
-                compared=compared(scenario),
+                compared=(
+                    kueue.compared(scenario)
+                    if isinstance(scenario, KueueScenario)
+                    else compared(scenario)
+                ),
                 differences=[] if errors or a is None or b is None else diff(scenario, a, b),
                 errors=errors,
                 seconds={o.side: o.seconds for o in (a, b) if o is not None},

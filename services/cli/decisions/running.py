@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from services.cli.decisions import volcano
+from services.cli.decisions import kueue, volcano
 from services.cli.decisions.generating import ALLOCATE_CONF
+from services.cli.decisions.kueue import KueueScenario
 from services.cli.decisions.outcome import Outcome
 from services.cli.decisions.recording import POD, PODGROUP, Recorder
 from services.cli.decisions.scenario import Scenario
+from services.cli.decisions.workloads import WorkloadRecorder
 from shared.kube import ApiError, KubeClient, resource_for
 
 Json = dict[str, Any]
@@ -112,7 +114,49 @@ async def volcano_side(workdir: Path, *, preexec: Callable[[], None] | None) -> 
 
 
 @asynccontextmanager
-async def shoal_side(workdir: Path, *, preexec: Callable[[], None] | None) -> AsyncIterator[Side]:
+async def kueue_side(workdir: Path, *, preexec: Callable[[], None] | None) -> AsyncIterator[Side]:
+    """Kueue's manager with Kubernetes' own Job controller, and kube-scheduler to run the pods
+    of admitted Jobs (so a Job ends and gives its quota back)."""
+    from services.cli.controlplane.peers import Peers
+    from services.cli.controlplane.real import RealConfig, RealControlPlane
+
+    real = RealControlPlane(
+        RealConfig(
+            workdir=workdir,
+            nodes=0,
+            node_gpus=0,
+            etcd_fsync=False,
+            builtin_job_controller=True,
+            kafka=False,
+            shoal_admission=False,
+            preexec=preexec,
+        )
+    )
+    peers = Peers(real)
+    try:
+        await real.start(timeout=300)
+        kube = await KubeClient.connect(str(real.kubeconfig))
+        try:
+            await peers.start_kueue(timeout=120)
+            await real.apply(volcano.priority_classes())
+            yield Side("kueue", kube, _no_conf, real.alive)
+        finally:
+            await kube.close()
+    finally:
+        peers.stop(grace=5)
+        real.stop(grace=5)
+
+
+async def _no_conf(text: str) -> None:
+    """Kueue's scenarios carry no scheduler conf."""
+
+
+@asynccontextmanager
+async def shoal_side(
+    workdir: Path, *, preexec: Callable[[], None] | None, kube_scheduler: bool = False
+) -> AsyncIterator[Side]:
+    """Shoal's stack on the real control plane; ``kube_scheduler`` for Kueue's scenarios,
+    whose Jobs' pods name the default scheduler, as on the peer's plane."""
     from services.cli.stack import Stack, StackConfig
 
     stack = Stack(
@@ -121,7 +165,7 @@ async def shoal_side(workdir: Path, *, preexec: Callable[[], None] | None) -> As
             control_plane="real",
             nodes=0,
             node_gpus=0,
-            kube_scheduler=False,
+            kube_scheduler=kube_scheduler,
             etcd_fsync=False,
             preexec=preexec,
         )
@@ -164,11 +208,13 @@ def _conf_configmap(text: str) -> Json:
     }
 
 
-async def run_scenario(side: Side, scenario: Scenario) -> Outcome:
+async def run_scenario(side: Side, scenario: Scenario | KueueScenario) -> Outcome:
     """Replay ``scenario`` on ``side`` and record what it decided; the scenario's objects are
     gone again afterwards, whatever happened."""
     started = time.monotonic()
     try:
+        if isinstance(scenario, KueueScenario):
+            return await _replay_kueue(side, scenario, started)
         return await _replay(side, scenario, started)
     except (TimeoutError, ApiError, OSError) as exc:
         return Outcome(
@@ -179,7 +225,10 @@ async def run_scenario(side: Side, scenario: Scenario) -> Outcome:
             error=f"{type(exc).__name__}: {exc}",
         )
     finally:
-        await _clean(side.kube, scenario)
+        if isinstance(scenario, KueueScenario):
+            await _clean_kueue(side.kube, scenario)
+        else:
+            await _clean(side.kube, scenario)
 
 
 async def _replay(side: Side, scenario: Scenario, started: float) -> Outcome:
@@ -273,5 +322,108 @@ async def _clean(kube: KubeClient, scenario: Scenario) -> None:
     for spec in scenario.queues:
         with contextlib.suppress(ApiError):
             await kube.delete(QUEUE, volcano.queue_name(scenario, spec.name))
+    with contextlib.suppress(ApiError):
+        await kube.delete(NAMESPACE, namespace)
+
+
+# --- Kueue ----------------------------------------------------------------------------------
+
+BATCHJOB = resource_for("batch/v1", "Job")
+CLUSTER_QUEUE = resource_for(kueue.KUEUE, "ClusterQueue")
+LOCAL_QUEUE = resource_for(kueue.KUEUE, "LocalQueue")
+FLAVOR = resource_for(kueue.KUEUE, "ResourceFlavor")
+
+
+async def _replay_kueue(side: Side, scenario: KueueScenario, started: float) -> Outcome:
+    kube = side.kube
+    for obj in kueue.setup(scenario):
+        rt = resource_for(obj["apiVersion"], obj["kind"])
+        await kube.create(rt, obj, namespace=obj["metadata"].get("namespace"))
+    await _wait(lambda: _kueue_nodes_ready(kube, scenario), 30, "nodes not Ready")
+    await _wait(lambda: _cluster_queues_active(kube, scenario), 30, "ClusterQueues not Active")
+    await asyncio.sleep(SETTLE_S)
+    recorder = WorkloadRecorder(kube, scenario)
+    await recorder.start()
+    try:
+        begin = time.monotonic()
+        for at, jobs in kueue.arrivals(scenario):
+            await asyncio.sleep(max(0.0, begin + at - time.monotonic()))
+            for job in jobs:
+                await kube.create(BATCHJOB, job, namespace=scenario.name)
+        end = begin + scenario.last_arrival
+        deadline = end + DEADLINE_S
+
+        def settled() -> bool:
+            quiet = time.monotonic() - max(end, recorder.changed) >= QUIET_S
+            return quiet and not recorder.busy()
+
+        while not settled() and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        return recorder.outcome(side.name, time.monotonic() - started)
+    finally:
+        await recorder.stop()
+
+
+async def _kueue_nodes_ready(kube: KubeClient, scenario: KueueScenario) -> bool:
+    items, _ = await kube.list_all(NODE, label_selector=f"{volcano.SCENARIO_LABEL}={scenario.name}")
+    ready = [
+        n
+        for n in items
+        if any(
+            c.get("type") == "Ready" and c.get("status") == "True"
+            for c in (n.get("status") or {}).get("conditions") or []
+        )
+    ]
+    return len(ready) == len(scenario.flavors)
+
+
+async def _cluster_queues_active(kube: KubeClient, scenario: KueueScenario) -> bool:
+    for queue in scenario.queues:
+        found = await kube.get(CLUSTER_QUEUE, kueue.prefixed(scenario, queue.name))
+        conditions = (found.get("status") or {}).get("conditions") or []
+        if not any(c.get("type") == "Active" and c.get("status") == "True" for c in conditions):
+            return False
+    return True
+
+
+async def _clean_kueue(kube: KubeClient, scenario: KueueScenario) -> None:
+    """Jobs with their pods and Workloads, then the queues, flavors and nodes; a ClusterQueue
+    that still holds a finalizer goes when its controller lets it."""
+    namespace = scenario.name
+    with contextlib.suppress(ApiError):
+        jobs, _ = await kube.list_all(BATCHJOB, namespace=namespace)
+        for job in jobs:
+            with contextlib.suppress(ApiError):
+                await kube.delete(
+                    BATCHJOB,
+                    job["metadata"]["name"],
+                    namespace,
+                    grace_period_seconds=0,
+                    propagation_policy="Background",
+                )
+        pods, _ = await kube.list_all(POD, namespace=namespace)
+        for pod in pods:
+            with contextlib.suppress(ApiError):
+                await kube.delete(POD, pod["metadata"]["name"], namespace, grace_period_seconds=0)
+
+    async def no_pods() -> bool:
+        with contextlib.suppress(ApiError):
+            items, _ = await kube.list_all(POD, namespace=namespace)
+            return not items
+        return True
+
+    with contextlib.suppress(TimeoutError):
+        await _wait(no_pods, 30, "pods left")
+    for queue in scenario.queues:
+        with contextlib.suppress(ApiError):
+            await kube.delete(LOCAL_QUEUE, queue.name, namespace)
+        with contextlib.suppress(ApiError):
+            await kube.delete(CLUSTER_QUEUE, kueue.prefixed(scenario, queue.name))
+    for flavor in scenario.flavors:
+        name = kueue.prefixed(scenario, flavor)
+        with contextlib.suppress(ApiError):
+            await kube.delete(FLAVOR, name)
+        with contextlib.suppress(ApiError):
+            await kube.delete(NODE, name)
     with contextlib.suppress(ApiError):
         await kube.delete(NAMESPACE, namespace)

@@ -13,7 +13,7 @@ when one node of the scenario can hold it at all (``single_candidate``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -108,12 +108,18 @@ def single_candidate(scenario: Scenario, gang: Gang) -> str | None:
 
 def compared(scenario: Scenario) -> str:
     """What the diff of this scenario compares, in words (printed per scenario)."""
-    groups = classes(scenario.gangs)
+    return described(classes(scenario.gangs), "gang") + (
+        "; nodes of single-candidate pods"
+        if any(single_candidate(scenario, g) for g in scenario.gangs)
+        else ""
+    )
+
+
+def described(groups: Mapping[str, Sequence[object]], unit: str) -> str:
+    """ "n <unit>(s) by identity; m class(es) of interchangeable <unit>s by counts"."""
     counted = sum(1 for members in groups.values() if len(members) > 1)
     parts = [
-        f"{len(groups) - counted} gang(s) by identity" if len(groups) > counted else "",
-        f"{counted} class(es) of interchangeable gangs by counts" if counted else "",
+        f"{len(groups) - counted} {unit}(s) by identity" if len(groups) > counted else "",
+        f"{counted} class(es) of interchangeable {unit}s by counts" if counted else "",
     ]
-    if any(single_candidate(scenario, g) for g in scenario.gangs):
-        parts.append("nodes of single-candidate pods")
     return "; ".join(p for p in parts if p)

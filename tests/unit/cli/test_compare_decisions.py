@@ -9,9 +9,17 @@ from collections import Counter
 import msgspec
 import pytest
 
-from services.cli.decisions import volcano
+from services.cli.decisions import kueue, volcano
 from services.cli.decisions.generating import FAMILIES, volcano_scenario
-from services.cli.decisions.outcome import Difference, GangOutcome, Outcome, decisions, diff
+from services.cli.decisions.kueue import kueue_scenario
+from services.cli.decisions.outcome import (
+    Difference,
+    GangOutcome,
+    Outcome,
+    WorkloadOutcome,
+    decisions,
+    diff,
+)
 from services.cli.decisions.report import compare, render
 from services.cli.decisions.scenario import Gang, Node, Queue, Scenario, classes
 
@@ -198,3 +206,48 @@ def test_report_counts_agreement_and_sets_apart_what_did_not_run() -> None:
     assert broken.rows[0].errors == ["shoal: TimeoutError: nodes"]
     assert broken.rows[0].differences == [] and not broken.passed
     assert "1 not compared" in render(broken)
+
+
+# --- Kueue ----------------------------------------------------------------------------------
+
+
+def test_a_kueue_seed_gives_the_same_scenario_and_every_family_is_drawn() -> None:
+    assert kueue_scenario(5) == kueue_scenario(5) and kueue_scenario(5) != kueue_scenario(6)
+    drawn = Counter(kueue_scenario(seed).kind for seed in range(100))
+    assert set(drawn) == set(kueue.FAMILIES), drawn
+
+
+def test_kueue_manifests_name_the_queue_and_the_prefixed_flavors() -> None:
+    scenario = kueue_scenario(3)
+    objects = kueue.setup(scenario)
+    kinds = [o["kind"] for o in objects]
+    assert kinds[0] == "Namespace" and kinds.count("ClusterQueue") == len(scenario.queues)
+    queue = next(o for o in objects if o["kind"] == "ClusterQueue")
+    flavor = queue["spec"]["resourceGroups"][0]["flavors"][0]["name"]
+    assert flavor.startswith(f"{scenario.name}-")
+    assert queue["spec"]["cohort"] == f"{scenario.name}-co"
+    job = kueue.job(scenario, scenario.jobs[0])
+    assert job["metadata"]["labels"][kueue.QUEUE_LABEL] == scenario.jobs[0].queue
+    assert job["spec"]["suspend"] is True
+
+
+def test_kueue_decisions_count_interchangeable_jobs_and_their_flavors() -> None:
+    jobs = tuple(kueue.Job(name=f"j{i}", queue="cq0", parallelism=1, cpu_m=1000) for i in range(3))
+    scenario = kueue.KueueScenario(
+        name="k-t",
+        source="test",
+        flavors=("f0", "f1"),
+        queues=(kueue.ClusterQueue(name="cq0", quotas=(kueue.Quota(flavor="f0", cpu=2),)),),
+        jobs=jobs,
+    )
+    on_f0 = WorkloadOutcome(admitted=True, flavor="f0")
+    peer = Outcome(scenario="k-t", side="kueue", jobs={"j0": on_f0, "j1": on_f0})
+    shoal = Outcome(scenario="k-t", side="shoal", jobs={"j1": on_f0, "j2": on_f0})
+    assert diff(scenario, peer, shoal) == []
+    on_f1 = WorkloadOutcome(admitted=True, flavor="f1", evicted=1, preempted=1)
+    other = Outcome(scenario="k-t", side="shoal", jobs={"j1": on_f0, "j2": on_f1})
+    assert diff(scenario, peer, other) == [
+        Difference(decision="class j0 (x3) flavors", peer={"f0": 2}, shoal={"f0": 1, "f1": 1}),
+        Difference(decision="class j0 (x3) evicted", peer=0, shoal=1),
+        Difference(decision="class j0 (x3) preempted", peer=0, shoal=1),
+    ]
