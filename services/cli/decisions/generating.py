@@ -5,7 +5,10 @@ Each seed draws one family, built so that upstream itself decides it the same wa
 
 - ``waves``: gangs arrive in waves ``WAVE_S`` apart and run until the end. A wave holds copies
   of one shape (interchangeable: compared by counts); nothing ever frees room, so a gang left
-  pending stays pending, and the order of waves is the order of creation timestamps.
+  pending stays pending, and the order of waves is the order of creation timestamps. Only a
+  rigid shape (``minMember`` = replicas) comes in several copies: elastic copies created
+  together split the room by whether a scheduling cycle starts between their creates (one
+  seen alone takes all its pods, the next may then miss its ``minMember``), on either side.
 - ``completions``: the same, but every pod runs for a while and ends; every gang that fits the
   empty cluster on its own (and its queue's capability) runs sooner or later, whatever the
   order in between.
@@ -118,7 +121,10 @@ def _waves_of(rng: random.Random, queues: list[Queue], duration: float | None) -
     gangs: list[Gang] = []
     for wave in range(rng.randint(1, 3)):
         shape = _shape(rng, f"w{wave}", queues)
-        for copy in range(rng.choice((1, 1, 2, 3))):
+        copies = rng.choice((1, 1, 2, 3))
+        if shape.min_member < shape.replicas:
+            copies = 1  # elastic copies split by when a cycle falls between their creates
+        for copy in range(copies):
             gangs.append(
                 msgspec.structs.replace(
                     shape, name=f"w{wave}g{copy}", arrival=wave * WAVE_S, duration=duration

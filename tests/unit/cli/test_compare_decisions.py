@@ -251,3 +251,11 @@ def test_kueue_decisions_count_interchangeable_jobs_and_their_flavors() -> None:
         Difference(decision="class j0 (x3) evicted", peer=0, shoal=1),
         Difference(decision="class j0 (x3) preempted", peer=0, shoal=1),
     ]
+
+
+def test_only_rigid_gangs_arrive_in_several_copies() -> None:
+    """Elastic copies created together split the room by cycle timing, upstream too."""
+    for seed in range(200):
+        for members in classes(volcano_scenario(seed).gangs).values():
+            if len(members) > 1 and volcano_scenario(seed).kind in ("waves", "completions"):
+                assert all(g.min_member == g.replicas for g in members), seed
