@@ -54,11 +54,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def scenarios(peer: str, args: argparse.Namespace) -> list[Scenario | KueueScenario]:
     """The corpus of ``peer`` the arguments select."""
     seeds = [args.seed] if args.seed is not None else range(args.first, args.first + args.count)
-    if peer == "kueue":
-        if args.corpus == "examples":
-            raise UserError("no examples corpus for kueue yet: --corpus random")
-        return [kueue_scenario(seed) for seed in seeds]
     out: list[Scenario | KueueScenario] = []
+    if peer == "kueue":
+        if args.corpus in ("random", "all"):
+            out += [kueue_scenario(seed) for seed in seeds]
+        if args.corpus in ("examples", "all") and args.seed is None:
+            from services.cli.decisions.examples import kueue_examples
+
+            out += kueue_examples()
+        return out
     if args.corpus in ("random", "all"):
         out += [volcano_scenario(seed) for seed in seeds]
     if args.corpus in ("examples", "all") and args.seed is None:

@@ -1,5 +1,5 @@
 """The examples corpus: the gangs of upstream's and Shoal's own example manifests, each on a few
-cluster sizes (an example names no nodes), as scenarios.
+cluster sizes (an example names no nodes), and Kueue's site examples, as scenarios.
 
 Each example is transcribed from the file named in its ``source`` as the PodGroup its
 controller would make (a Volcano Job: ``minAvailable`` and its tasks' pods; a ReplicaSet for
@@ -13,6 +13,7 @@ the corpus yet.
 from __future__ import annotations
 
 from services.cli.decisions.generating import ALLOCATE_CONF
+from services.cli.decisions.kueue import ClusterQueue, Job, KueueScenario, Quota
 from services.cli.decisions.scenario import Gang, Node, Queue, Scenario
 
 VOLCANO = "volcano-sh/volcano v1.14.1 "
@@ -96,3 +97,52 @@ def volcano_examples() -> list[Scenario]:
         for name, source, queues, gangs in EXAMPLES
         for label, nodes in CLUSTERS
     ]
+
+
+KUEUE = "kubernetes-sigs/kueue v0.17.0 site/static/examples/"
+
+
+def kueue_examples() -> list[KueueScenario]:
+    """Kueue's quick start (``getting-started/quick-start-setup.yaml``: 9 CPUs of one flavor,
+    and copies of ``quick-start-job.yaml``, 3 pods of 1 CPU) and its shared quota
+    (``admin/shared-quota-setup.yaml``: flavors on-demand and spot of 9 CPUs each, tried in
+    order, and copies of ``shared-quota-sample-job.yaml``, 1 pod of 3 CPUs; the setup's
+    ``cpu_credits`` group, which no Job asks for, is left out), each with copies that run
+    until the end and copies that end after 2 s."""
+    quick = (ClusterQueue(name="cluster-queue", quotas=(Quota(flavor="default-flavor", cpu=9),)),)
+    shared = (
+        ClusterQueue(
+            name="team-cluster-queue",
+            quotas=(Quota(flavor="on-demand", cpu=9), Quota(flavor="spot", cpu=9)),
+        ),
+    )
+    cases = (
+        ("quick-start", "getting-started/quick-start-*.yaml", ("default-flavor",), quick, 3, 1000),
+        ("shared-quota", "admin/shared-quota-*.yaml", ("on-demand", "spot"), shared, 1, 3000),
+    )
+    out = []
+    for name, source, flavors, queues, parallelism, cpu_m in cases:
+        for copies in (2, 4, 7):
+            for duration in (None, 2.0):
+                jobs = tuple(
+                    Job(
+                        name=f"sample-job-{i}",
+                        queue=queues[0].name,
+                        parallelism=parallelism,
+                        cpu_m=cpu_m,
+                        duration=duration,
+                    )
+                    for i in range(copies)
+                )
+                ends = "ends" if duration else "runs"
+                out.append(
+                    KueueScenario(
+                        name=f"kx-{name}-{copies}-{ends}",
+                        source=KUEUE + source,
+                        kind="example",
+                        flavors=flavors,
+                        queues=queues,
+                        jobs=jobs,
+                    )
+                )
+    return out

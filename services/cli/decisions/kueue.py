@@ -37,6 +37,7 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 JOB_LABEL = "decisions.shoal.io/job"
 FLAVOR_LABEL = "decisions.shoal.io/flavor"
 WAVE_S = 2.0
+MEMORY_QUOTA = "64Gi"
 FAMILIES = ("quota", "cohort", "completions", "preempt", "reclaim")
 
 
@@ -275,11 +276,14 @@ def _cluster_queue(scenario: KueueScenario, queue: ClusterQueue) -> Json:
         resource: Json = {"name": "cpu", "nominalQuota": quota.cpu}
         if quota.borrowing_limit is not None:
             resource["borrowingLimit"] = quota.borrowing_limit
-        flavors.append({"name": prefixed(scenario, quota.flavor), "resources": [resource]})
+        # Memory is covered too (a Workload asking for a resource its ClusterQueue does not
+        # cover is never admitted), with quota to spare: CPU decides.
+        memory = {"name": "memory", "nominalQuota": MEMORY_QUOTA}
+        flavors.append({"name": prefixed(scenario, quota.flavor), "resources": [resource, memory]})
     spec: Json = {
         "namespaceSelector": {},
         "preemption": {"withinClusterQueue": queue.within, "reclaimWithinCohort": queue.reclaim},
-        "resourceGroups": [{"coveredResources": ["cpu"], "flavors": flavors}],
+        "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": flavors}],
     }
     if queue.cohort:
         spec["cohort"] = prefixed(scenario, queue.cohort)
