@@ -13,7 +13,17 @@ from typing import TypeVar
 import msgspec
 
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import Command, Json, Model, Pod, PodGroup, ResourceFlavor, Service, Workload
+from shared.models import (
+    Command,
+    Json,
+    Model,
+    Pod,
+    PodGroup,
+    PriorityClass,
+    ResourceFlavor,
+    Service,
+    Workload,
+)
 
 # Kubernetes' own Job controller: what an unset batch/v1 ``spec.managedBy`` means.
 BATCH_CONTROLLER_NAME = "kubernetes.io/job-controller"
@@ -47,6 +57,9 @@ class Observed:
     # tolerations go into the pod templates when the Workload is admitted).
     workloads: list[Workload] = field(default_factory=list)
     flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
+    # Kueue: the PriorityClasses by name (a new Workload's ``spec.priority`` is its class's
+    # value, or the global default's).
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     # The controller's setting, not the cache: the schedulerName values for which a training
     # job (PyTorchJob) gets one PodGroup for all its pods, as the training operator does with
     # ``--gang-scheduler-name``.
