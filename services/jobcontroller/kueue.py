@@ -200,6 +200,27 @@ def _merge(*patches: Json) -> Json:
     return out
 
 
+def _stop_job(actions: Actions, job: Any, shape: JobShape, key: str, restore: Json) -> None:
+    """Kueue's ``Job.Stop`` for a batch/v1 Job: suspend, reset ``status.startTime`` (the API
+    server keeps a started Job's pod template immutable: the scheduling directives may change
+    only while it is suspended and not started), then restore the pod sets' node selectors and
+    tolerations, in that order. Other kinds are suspended and restored in one patch."""
+
+    def patch(body: Json, subresource: str = "") -> Patch:
+        return Patch(
+            kind=job.kind, api_version=job.apiVersion, key=key, patch=body, subresource=subresource
+        )
+
+    started = job.apiVersion == "batch/v1" and getattr(job.status, "startTime", None)
+    if not started:
+        actions.patch.append(patch(_merge(shape.suspend_patch(True), restore)))
+        return
+    actions.patch.append(patch(shape.suspend_patch(True)))
+    actions.patch.append(patch({"status": {"startTime": None}}, "status"))
+    if restore:
+        actions.patch_after_create.append(patch(restore))
+
+
 # -- the reconcile step ---------------------------------------------------------------------------
 
 
@@ -229,11 +250,7 @@ def reconcile(
             for pod in active_pods:
                 actions.delete_object("Pod", f"{pod.metadata.namespace}/{pod.metadata.name}")
         else:
-            restore = _restore(job, shape, wl) if wl is not None else {}
-            patch = _merge(shape.suspend_patch(True), restore)
-            actions.patch.append(
-                Patch(kind=job.kind, api_version=job.apiVersion, key=key, patch=patch)
-            )
+            _stop_job(actions, job, shape, key, _restore(job, shape, wl) if wl is not None else {})
         if why is not None:
             actions.events.append(("Normal", "Stopped", why))
         return KueueStep(actions, run_job=False)

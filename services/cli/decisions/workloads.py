@@ -1,7 +1,8 @@
 """What a side decides of a Kueue scenario, seen from the API server: a LIST then WATCH of the
 Workloads in its namespace, each read through its owning Job's name, keeping whether it was
 ever admitted (``QuotaReserved``), the cpu flavor of its first admission, each distinct
-``Evicted`` and ``Preempted`` (by the condition's transition time) and ``Finished``.
+``Evicted`` and ``Preempted`` (by the condition's transition time) and ``Finished``. A
+reservation given or taken back counts as a change (a preemptor waits for its victims' quota).
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ class WorkloadRecorder:
             return
         seen = self.jobs.setdefault(job, WorkloadOutcome())
         status = workload.get("status") or {}
-        before = _state(seen)
+        before = (*_state(seen), self.reserved.get(job))
         reserved = _true(status, "QuotaReserved") is not None
         self.reserved[job] = reserved
         if reserved and not seen.admitted:
@@ -88,7 +89,7 @@ class WorkloadRecorder:
         seen.evicted = len(self._evictions.get(job, ()))
         seen.preempted = len(self._preemptions.get(job, ()))
         seen.finished = _true(status, "Finished") is not None
-        if _state(seen) != before:
+        if (*_state(seen), reserved) != before:
             self.changed = time.monotonic()
 
     def _flavor(self, status: Json) -> str:

@@ -147,6 +147,26 @@ def test_an_evicted_workload_stops_the_job_and_restores_its_template() -> None:
     assert ("Normal", "Stopped", "room") in actions.events
 
 
+def test_a_started_evicted_job_is_suspended_then_reset_then_restored() -> None:
+    """Kueue's ``Job.Stop``: the API server refuses a change to a started Job's template
+    (``field is immutable``), so the suspend and the ``startTime`` reset come first and the
+    restore of the scheduling directives after them."""
+    evicted = {"type": "Evicted", "status": "True", "reason": "Preempted", "message": "room"}
+    j = kueue_job(suspend=False)
+    wl = workload_of(j, conditions=[evicted], admitted=True)
+    j.spec.template["spec"]["nodeSelector"] = {"instance-type": "spot"}
+    j.status.startTime = "2026-01-01T00:00:00Z"
+    actions = sync(j, workloads=[wl])
+    first = [(p.subresource, p.patch) for p in actions.patch if p.kind == "Job"]
+    assert first == [
+        ("", {"spec": {"suspend": True}}),
+        ("status", {"status": {"startTime": None}}),
+    ]
+    (after,) = [p for p in actions.patch_after_create if p.kind == "Job"]
+    assert after.patch["spec"]["template"]["spec"]["nodeSelector"] == {"instance-type": None}
+    assert "suspend" not in after.patch["spec"]
+
+
 @pytest.mark.parametrize(
     ("reason", "requeued"), [("Preempted", "True"), ("ClusterQueueStopped", "False")]
 )
