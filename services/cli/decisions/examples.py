@@ -12,7 +12,9 @@ the corpus yet.
 
 from __future__ import annotations
 
-from services.cli.decisions.generating import ALLOCATE_CONF
+import msgspec
+
+from services.cli.decisions.generating import ALLOCATE_CONF, WAVE_S
 from services.cli.decisions.kueue import ClusterQueue, Job, KueueScenario, Quota
 from services.cli.decisions.scenario import Gang, Node, Queue, Scenario
 
@@ -83,6 +85,10 @@ CLUSTERS: tuple[tuple[str, tuple[Node, ...]], ...] = (
 
 
 def volcano_examples() -> list[Scenario]:
+    """Each example on each cluster size; an example's gangs arrive ``WAVE_S`` apart in the
+    order listed, as files applied one after another: gangs of different shapes (or elastic
+    ones) created together are not determined on either side (which one a cycle sees first
+    decides, and Volcano's cycles run on a 1 s period where Shoal's start on a change)."""
     return [
         Scenario(
             name=f"vx-{name}-{label}",
@@ -92,7 +98,9 @@ def volcano_examples() -> list[Scenario]:
             conf=ALLOCATE_CONF,
             nodes=nodes,
             queues=queues,
-            gangs=gangs,
+            gangs=tuple(
+                msgspec.structs.replace(gang, arrival=i * WAVE_S) for i, gang in enumerate(gangs)
+            ),
         )
         for name, source, queues, gangs in EXAMPLES
         for label, nodes in CLUSTERS

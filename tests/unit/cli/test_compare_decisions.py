@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from services.cli.decisions import kueue, volcano
+from services.cli.decisions.examples import kueue_examples, volcano_examples
 from services.cli.decisions.generating import FAMILIES, volcano_scenario
 from services.cli.decisions.kueue import kueue_scenario
 from services.cli.decisions.outcome import (
@@ -259,3 +260,11 @@ def test_only_rigid_gangs_arrive_in_several_copies() -> None:
         for members in classes(volcano_scenario(seed).gangs).values():
             if len(members) > 1 and volcano_scenario(seed).kind in ("waves", "completions"):
                 assert all(g.min_member == g.replicas for g in members), seed
+
+
+def test_examples_arrive_one_shape_per_instant() -> None:
+    for scenario in volcano_examples():
+        arrivals = [g.arrival for g in scenario.gangs]
+        assert len(set(arrivals)) == len(arrivals), scenario.name
+    for example in kueue_examples():
+        assert len({j.shape() for j in example.jobs}) == 1, example.name
