@@ -4,12 +4,13 @@ and the report's verdict."""
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter
 
 import msgspec
 import pytest
 
-from services.cli.decisions import kueue, volcano
+from services.cli.decisions import command, kueue, volcano
 from services.cli.decisions.examples import kueue_examples, volcano_examples
 from services.cli.decisions.generating import FAMILIES, volcano_scenario
 from services.cli.decisions.kueue import kueue_scenario
@@ -23,6 +24,7 @@ from services.cli.decisions.outcome import (
 )
 from services.cli.decisions.report import compare, render
 from services.cli.decisions.scenario import Gang, Node, Queue, Scenario, classes
+from services.cli.main import main
 
 
 def _scenario(*gangs: Gang, nodes: tuple[Node, ...] = (Node(name="n0", cpu=4),)) -> Scenario:
@@ -268,3 +270,14 @@ def test_examples_arrive_one_shape_per_instant() -> None:
         assert len(set(arrivals)) == len(arrivals), scenario.name
     for example in kueue_examples():
         assert len({j.shape() for j in example.jobs}) == 1, example.name
+
+
+def test_the_command_selects_its_corpus_and_refuses_a_bad_count() -> None:
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    one = command.scenarios("volcano", parser.parse_args(["--seed", "7", "--corpus", "all"]))
+    assert one == [volcano_scenario(7)]
+    both = command.scenarios("kueue", parser.parse_args(["--count", "3", "--corpus", "all"]))
+    assert both[:3] == [kueue_scenario(seed) for seed in range(3)]
+    assert both[3:] == kueue_examples()
+    assert main(["compare", "decisions", "--count", "0"]) == 2
