@@ -95,8 +95,9 @@ def compare(
 
 
 def render(report: Report) -> str:
+    width = max([16, *(len(r.scenario) + 2 for r in report.rows)])
     lines = [
-        f"{'scenario':<16}{'kind':<13}{'result':<14}{'s (peer/shoal)':<16}compared",
+        f"{'scenario':<{width}}{'kind':<13}{'result':<14}{'s (peer/shoal)':<16}compared",
     ]
     for row in report.rows:
         result = (
@@ -105,7 +106,7 @@ def render(report: Report) -> str:
             else (f"{len(row.differences)} differ" if row.differences else "same")
         )
         times = "/".join(f"{s:g}" for s in row.seconds.values())
-        lines.append(f"{row.scenario:<16}{row.kind:<13}{result:<14}{times:<16}{row.compared}")
+        lines.append(f"{row.scenario:<{width}}{row.kind:<13}{result:<14}{times:<16}{row.compared}")
     differing = [r for r in report.rows if r.differences or r.errors]
     if differing:
         lines.append("")
