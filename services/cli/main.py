@@ -70,6 +70,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "one workload through an upstream peer and through Shoal, on the real control plane",
     ),
     (
+        ("compare", "decisions"),
+        "services.cli.decisions.command",
+        "replay scenarios under an upstream peer and under Shoal, diff the decisions",
+    ),
+    (
         ("bench", "kueue-replay"),
         "services.cli.bench.kueue_replay",
         "Kueue's scheduler baseline through the admission alone, in-process, fake clock",

@@ -21,6 +21,7 @@ from shared.models import (
     Model,
     Pod,
     PodGroup,
+    PriorityClass,
     ResourceFlavor,
     Service,
     Workload,
@@ -58,6 +59,9 @@ class Observed:
     # tolerations go into the pod templates when the Workload is admitted).
     workloads: list[Workload] = field(default_factory=list)
     flavors: dict[str, ResourceFlavor] = field(default_factory=dict)
+    # Kueue: the PriorityClasses by name (a new Workload's ``spec.priority`` is its class's
+    # value, or the global default's).
+    priority_classes: dict[str, PriorityClass] = field(default_factory=dict)
     # The controller's setting, not the cache: the schedulerName values for which a training
     # job (PyTorchJob) gets one PodGroup for all its pods, as the training operator does with
     # ``--gang-scheduler-name``.

@@ -41,12 +41,14 @@ from services.jobcontroller.kueue_kinds import (
 )
 from shared.kube.conditions import is_true, same_ignoring_time, set_condition
 from shared.kube.timefmt import format_rfc3339
-from shared.models import Json, Pod, ResourceFlavor, Workload
+from shared.models import Json, Pod, PriorityClass, ResourceFlavor, Workload
 from shared.models.volcano import TASK_SPEC_KEY
 
 KUEUE_API = "kueue.x-k8s.io/v1beta1"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+POD_PRIORITY_SOURCE = "scheduling.k8s.io/priorityclass"
+DEFAULT_PRIORITY = 0  # constants.DefaultPriority
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-completions-equal-parallelism"
 _MAX_NAME = 253  # without the ShortWorkloadNames gate
@@ -80,7 +82,9 @@ def queue_name(job: Any) -> str:
     return str(job.metadata.labels.get(QUEUE_NAME_LABEL) or "")
 
 
-def workload_manifest(job: Any, shape: JobShape) -> Json:
+def workload_manifest(
+    job: Any, shape: JobShape, priority_classes: Mapping[str, PriorityClass] | None = None
+) -> Json:
     meta = job.metadata
     podsets: list[Json] = []
     priority_class = ""
@@ -98,9 +102,8 @@ def workload_manifest(job: Any, shape: JobShape) -> Json:
     if workload_class:
         spec["priorityClassName"] = workload_class
         spec["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
-    elif priority_class:
-        spec["priorityClassName"] = priority_class
-        spec["priorityClassSource"] = "scheduling.k8s.io/priorityclass"
+    else:
+        spec.update(_pod_priority(priority_class, priority_classes or {}))
     return {
         "apiVersion": KUEUE_API,
         "kind": "Workload",
@@ -121,6 +124,25 @@ def workload_manifest(job: Any, shape: JobShape) -> Json:
         },
         "spec": spec,
     }
+
+
+def _pod_priority(name: str, classes: Mapping[str, PriorityClass]) -> Json:
+    """``GetPriorityFromPriorityClass``: the named PriorityClass's value; with no name, the
+    global default's (the one with the lowest value if several), else priority 0 and no
+    class. A class not (yet) in the cache leaves the priority out: Kueue's webhook refuses
+    such a Workload and the sync is retried, as upstream's fails on the class's NotFound."""
+    if not name:
+        defaults = sorted((c for c in classes.values() if c.globalDefault), key=lambda c: c.value)
+        if not defaults:
+            return {"priority": DEFAULT_PRIORITY}
+        found: PriorityClass | None = defaults[0]
+        name = defaults[0].metadata.name
+    else:
+        found = classes.get(name)
+    out: Json = {"priorityClassName": name, "priorityClassSource": POD_PRIORITY_SOURCE}
+    if found is not None:
+        out["priority"] = found.value
+    return out
 
 
 # -- pod set info: inject on start, restore on stop ----------------------------------------------
@@ -178,6 +200,27 @@ def _merge(*patches: Json) -> Json:
     return out
 
 
+def _stop_job(actions: Actions, job: Any, shape: JobShape, key: str, restore: Json) -> None:
+    """Kueue's ``Job.Stop`` for a batch/v1 Job: suspend, reset ``status.startTime`` (the API
+    server keeps a started Job's pod template immutable: the scheduling directives may change
+    only while it is suspended and not started), then restore the pod sets' node selectors and
+    tolerations, in that order. Other kinds are suspended and restored in one patch."""
+
+    def patch(body: Json, subresource: str = "") -> Patch:
+        return Patch(
+            kind=job.kind, api_version=job.apiVersion, key=key, patch=body, subresource=subresource
+        )
+
+    started = job.apiVersion == "batch/v1" and getattr(job.status, "startTime", None)
+    if not started:
+        actions.patch.append(patch(_merge(shape.suspend_patch(True), restore)))
+        return
+    actions.patch.append(patch(shape.suspend_patch(True)))
+    actions.patch.append(patch({"status": {"startTime": None}}, "status"))
+    if restore:
+        actions.patch_after_create.append(patch(restore))
+
+
 # -- the reconcile step ---------------------------------------------------------------------------
 
 
@@ -188,9 +231,10 @@ def reconcile(
     *,
     active_pods: Sequence[Pod],
     now: float,
+    priority_classes: Mapping[str, PriorityClass] | None = None,
 ) -> KueueStep | None:
     """Kueue's step for ``job`` (None: not a Kueue job); ``active_pods``: its pods still
-    running."""
+    running; ``priority_classes``: the cluster's, by name (a new Workload's priority)."""
     shape = SHAPES.get((job.apiVersion, job.kind))
     if shape is None or (not queue_name(job) and not workloads):
         return None
@@ -206,11 +250,7 @@ def reconcile(
             for pod in active_pods:
                 actions.delete_object("Pod", f"{pod.metadata.namespace}/{pod.metadata.name}")
         else:
-            restore = _restore(job, shape, wl) if wl is not None else {}
-            patch = _merge(shape.suspend_patch(True), restore)
-            actions.patch.append(
-                Patch(kind=job.kind, api_version=job.apiVersion, key=key, patch=patch)
-            )
+            _stop_job(actions, job, shape, key, _restore(job, shape, wl) if wl is not None else {})
         if why is not None:
             actions.events.append(("Normal", "Stopped", why))
         return KueueStep(actions, run_job=False)
@@ -225,7 +265,7 @@ def reconcile(
             )
         return KueueStep(actions, run_job=True)
     if wl is None:
-        manifest = workload_manifest(job, shape)
+        manifest = workload_manifest(job, shape, priority_classes or {})
         actions.create.append(manifest)
         actions.events.append(
             ("Normal", "CreatedWorkload", f"Created Workload: {key.split('/')[0]}/{name}")
@@ -358,7 +398,14 @@ def sync(
     ]
     step = None
     if observed.expectations_satisfied:  # a Workload creation in flight: wait for it
-        step = reconcile(job, observed.workloads, observed.flavors, active_pods=active, now=now)
+        step = reconcile(
+            job,
+            observed.workloads,
+            observed.flavors,
+            active_pods=active,
+            now=now,
+            priority_classes=observed.priority_classes,
+        )
     if step is None:
         return job_reconcile(job, observed, now)
     if not step.run_job:

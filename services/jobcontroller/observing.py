@@ -3,8 +3,8 @@
 The service's cache and ``shoal simulate``'s snapshot both index objects by the job that
 controls them and keep the ownerless ones of each namespace; ``observe`` asks either for the
 job's pods, PodGroups, Services, Commands and Kueue Workloads (a CronJob: its Jobs), the
-ResourceFlavors, and the ownerless pods (adoption candidates), PodGroups and Services of its
-namespace.
+ResourceFlavors and PriorityClasses, and the ownerless pods (adoption candidates), PodGroups and
+Services of its namespace.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from services.jobcontroller.workkeys import (
     COMMAND,
     POD,
     PODGROUP,
+    PRIORITY_CLASS,
     RESOURCE_FLAVOR,
     SERVICE,
     WORKLOAD,
@@ -34,7 +35,7 @@ class ObjectIndex(Protocol):
     def loose(self, type_key: str, namespace: str) -> list[Any]: ...
 
     def cluster_scoped(self, type_key: str) -> list[Any]:
-        """Every object of a cluster-scoped ``type_key`` (ResourceFlavors)."""
+        """Every object of a cluster-scoped ``type_key`` (ResourceFlavors, PriorityClasses)."""
         ...
 
 
@@ -58,6 +59,7 @@ def observe(
         finalizers_removing=finalizers_removing,
         workloads=index.owned(job, WORKLOAD),
         flavors={f.metadata.name: f for f in index.cluster_scoped(RESOURCE_FLAVOR)},
+        priority_classes={c.metadata.name: c for c in index.cluster_scoped(PRIORITY_CLASS)},
         gang_scheduler_names=gang_scheduler_names,
         batch_managed_by=batch_managed_by,
         jobs=index.owned(job, BATCH_JOB),

@@ -388,7 +388,8 @@ class _CommandHead(msgspec.Struct):
 
 
 def _topics(
-    topics: Topics, kinds: Sequence[str] = (*SHARDED_KINDS, "Command", "Queue", "Workload")
+    topics: Topics,
+    kinds: Sequence[str] = (*SHARDED_KINDS, "Command", "Queue", "Workload", "PriorityClass"),
 ) -> list[str]:
     return sorted({topics.state(kind) for kind in kinds})
 

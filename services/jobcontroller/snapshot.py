@@ -20,6 +20,7 @@ from services.jobcontroller.workkeys import (
     COMMAND,
     POD,
     PODGROUP,
+    PRIORITY_CLASS,
     RESOURCE_FLAVOR,
     SERVICE,
     WORKLOAD,
@@ -33,6 +34,7 @@ from shared.models import (
     ObjectMeta,
     Pod,
     PodGroup,
+    PriorityClass,
     ResourceFlavor,
     Service,
     Workload,
@@ -50,8 +52,11 @@ class Snapshot:
     commands: list[Command] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     flavors: list[ResourceFlavor] = field(default_factory=list)
+    priority_classes: list[PriorityClass] = field(default_factory=list)
 
     def cluster_scoped(self, type_key: str) -> list[Any]:
+        if type_key == PRIORITY_CLASS:
+            return list(self.priority_classes)
         return list(self.flavors) if type_key == RESOURCE_FLAVOR else []
 
     def owned(self, job: WorkKey, type_key: str) -> list[Any]:
@@ -110,6 +115,8 @@ def build(objects: list[Model], is_job: Any) -> Snapshot:
             snap.workloads.append(obj)
         elif isinstance(obj, ResourceFlavor):
             snap.flavors.append(obj)
+        elif isinstance(obj, PriorityClass):
+            snap.priority_classes.append(obj)
     return snap
 
 

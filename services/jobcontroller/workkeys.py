@@ -21,6 +21,7 @@ VOLCANO_JOB = "batch.volcano.sh/v1alpha1/Job"
 PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
 WORKLOAD = "kueue.x-k8s.io/v1beta1/Workload"
 RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta1/ResourceFlavor"
+PRIORITY_CLASS = "scheduling.k8s.io/v1/PriorityClass"
 JOB_TYPES = frozenset({BATCH_JOB, CRON_JOB, VOLCANO_JOB, PYTORCH_JOB})
 # Kinds a job owns and creates; expectations are kept per (job, kind).
 OWNED_TYPES = (POD, PODGROUP, SERVICE, WORKLOAD)

@@ -78,10 +78,16 @@ class Peers:
     # --- Volcano ----------------------------------------------------------------------------
 
     async def start_volcano(
-        self, *, timeout: float = 60.0, client_qps: tuple[int, int] | None = None
+        self,
+        *,
+        timeout: float = 60.0,
+        client_qps: tuple[int, int] | None = None,
+        conf: Path | None = None,
     ) -> None:
         """vc-scheduler and vc-controller-manager; ``client_qps``: their client's QPS and burst
-        (their defaults: 2,000 / 2,000 and 50 / 100)."""
+        (their defaults: 2,000 / 2,000 and 50 / 100); ``conf``: the volcano-scheduler.conf
+        (default: the one Volcano's Helm chart installs). vc-scheduler watches the folder of
+        its conf and loads the file again when it is written or created there."""
         crds = [
             doc
             for path in sorted(volcano_dir().glob("config/crd/*/bases/*.yaml"))
@@ -89,7 +95,8 @@ class Peers:
         ]
         await self.plane.apply(crds)
         await self.plane.wait_established([c["metadata"]["name"] for c in crds])
-        conf = volcano_dir() / "installer/helm/chart/volcano/config/volcano-scheduler.conf"
+        if conf is None:
+            conf = volcano_dir() / "installer/helm/chart/volcano/config/volcano-scheduler.conf"
         kubeconfig = f"--kubeconfig={self.plane.kubeconfig}"
         common = ["--leader-elect=false", "--enable-healthz=true"]
         if client_qps is not None:

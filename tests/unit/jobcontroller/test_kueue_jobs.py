@@ -10,7 +10,7 @@ from services.jobcontroller import kueue
 from services.jobcontroller.batchjob import reconcile as batch_reconcile
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.kueue_kinds import BATCH_JOB, MIN_PARALLELISM_ANNOTATION
-from shared.models import Job, Pod, PyTorchJob, ResourceFlavor, Workload, convert
+from shared.models import Job, Pod, PriorityClass, PyTorchJob, ResourceFlavor, Workload, convert
 from shared.models.base import Condition
 from tests.unit.jobcontroller.batchjob_cases import NOW, job, pod
 
@@ -147,6 +147,26 @@ def test_an_evicted_workload_stops_the_job_and_restores_its_template() -> None:
     assert ("Normal", "Stopped", "room") in actions.events
 
 
+def test_a_started_evicted_job_is_suspended_then_reset_then_restored() -> None:
+    """Kueue's ``Job.Stop``: the API server refuses a change to a started Job's template
+    (``field is immutable``), so the suspend and the ``startTime`` reset come first and the
+    restore of the scheduling directives after them."""
+    evicted = {"type": "Evicted", "status": "True", "reason": "Preempted", "message": "room"}
+    j = kueue_job(suspend=False)
+    wl = workload_of(j, conditions=[evicted], admitted=True)
+    j.spec.template["spec"]["nodeSelector"] = {"instance-type": "spot"}
+    j.status.startTime = "2026-01-01T00:00:00Z"
+    actions = sync(j, workloads=[wl])
+    first = [(p.subresource, p.patch) for p in actions.patch if p.kind == "Job"]
+    assert first == [
+        ("", {"spec": {"suspend": True}}),
+        ("status", {"status": {"startTime": None}}),
+    ]
+    (after,) = [p for p in actions.patch_after_create if p.kind == "Job"]
+    assert after.patch["spec"]["template"]["spec"]["nodeSelector"] == {"instance-type": None}
+    assert "suspend" not in after.patch["spec"]
+
+
 @pytest.mark.parametrize(
     ("reason", "requeued"), [("Preempted", "True"), ("ClusterQueueStopped", "False")]
 )
@@ -216,3 +236,46 @@ def test_pytorchjob_pod_sets_are_master_then_worker() -> None:
         ("master", 1),
         ("worker", 2),
     ]
+
+
+def _priority_class(name: str, value: int, *, default: bool = False) -> PriorityClass:
+    return convert(
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": name},
+            "value": value,
+            "globalDefault": default,
+        },
+        PriorityClass,
+    )
+
+
+@pytest.mark.parametrize(
+    ("template_class", "classes", "expected"),
+    [
+        ("high", {"high": 1000}, {"priorityClassName": "high", "priority": 1000}),
+        ("", {"high": 1000}, {"priority": 0}),
+        ("", {"high": 1000, "base": -5}, {"priorityClassName": "base", "priority": -5}),
+        ("high", {}, {"priorityClassName": "high"}),
+    ],
+    ids=["named-class", "no-class-no-default", "global-default", "class-not-seen-yet"],
+)
+def test_a_new_workload_carries_its_priority_class_value(
+    template_class: str, classes: dict[str, int], expected: Json
+) -> None:
+    """``GetPriorityFromPriorityClass``: the value of the pod template's PriorityClass, else
+    the global default's, else 0 (Kueue's webhook refuses a class name without a priority)."""
+    spec: Json = {"priorityClassName": template_class} if template_class else {}
+    body = job("sample", parallelism=1, completions=1, suspend=True)
+    body["metadata"]["labels"] = dict(LABELS)
+    body["spec"]["template"]["spec"].update(spec)
+    known = {
+        name: _priority_class(name, value, default=name == "base")
+        for name, value in classes.items()
+    }
+    manifest = kueue.workload_manifest(convert(body, Job), BATCH_JOB, known)
+    got = {k: v for k, v in manifest["spec"].items() if k.startswith("priority")}
+    if "priorityClassName" in expected:
+        expected = {**expected, "priorityClassSource": "scheduling.k8s.io/priorityclass"}
+    assert got == expected
