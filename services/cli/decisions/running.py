@@ -240,7 +240,9 @@ async def _replay(side: Side, scenario: Scenario, started: float) -> Outcome:
         await kube.create(QUEUE, volcano.queue(scenario, spec))
     for node in volcano.nodes(scenario):
         await kube.create(NODE, node)
-    await _wait(lambda: _nodes_ready(kube, scenario), 30, "nodes not Ready")
+    await _wait(
+        lambda: _nodes_ready(kube, scenario.name, len(scenario.nodes)), 30, "nodes not Ready"
+    )
     await _wait(lambda: _queues_open(kube, scenario), 30, "queues not Open")
     await asyncio.sleep(SETTLE_S)
     recorder = Recorder(kube, namespace)
@@ -273,8 +275,9 @@ async def _replay(side: Side, scenario: Scenario, started: float) -> Outcome:
         await recorder.stop()
 
 
-async def _nodes_ready(kube: KubeClient, scenario: Scenario) -> bool:
-    items, _ = await kube.list_all(NODE, label_selector=f"{volcano.SCENARIO_LABEL}={scenario.name}")
+async def _nodes_ready(kube: KubeClient, scenario: str, count: int) -> bool:
+    """Whether the ``count`` kwok nodes of ``scenario`` are all Ready."""
+    items, _ = await kube.list_all(NODE, label_selector=f"{volcano.SCENARIO_LABEL}={scenario}")
     ready = [
         n
         for n in items
@@ -283,7 +286,7 @@ async def _nodes_ready(kube: KubeClient, scenario: Scenario) -> bool:
             for c in (n.get("status") or {}).get("conditions") or []
         )
     ]
-    return len(ready) == len(scenario.nodes)
+    return len(ready) == count
 
 
 async def _queues_open(kube: KubeClient, scenario: Scenario) -> bool:
@@ -339,7 +342,9 @@ async def _replay_kueue(side: Side, scenario: KueueScenario, started: float) -> 
     for obj in kueue.setup(scenario):
         rt = resource_for(obj["apiVersion"], obj["kind"])
         await kube.create(rt, obj, namespace=obj["metadata"].get("namespace"))
-    await _wait(lambda: _kueue_nodes_ready(kube, scenario), 30, "nodes not Ready")
+    await _wait(
+        lambda: _nodes_ready(kube, scenario.name, len(scenario.flavors)), 30, "nodes not Ready"
+    )
     await _wait(lambda: _cluster_queues_active(kube, scenario), 30, "ClusterQueues not Active")
     await asyncio.sleep(SETTLE_S)
     recorder = WorkloadRecorder(kube, scenario)
@@ -362,19 +367,6 @@ async def _replay_kueue(side: Side, scenario: KueueScenario, started: float) -> 
         return recorder.outcome(side.name, time.monotonic() - started)
     finally:
         await recorder.stop()
-
-
-async def _kueue_nodes_ready(kube: KubeClient, scenario: KueueScenario) -> bool:
-    items, _ = await kube.list_all(NODE, label_selector=f"{volcano.SCENARIO_LABEL}={scenario.name}")
-    ready = [
-        n
-        for n in items
-        if any(
-            c.get("type") == "Ready" and c.get("status") == "True"
-            for c in (n.get("status") or {}).get("conditions") or []
-        )
-    ]
-    return len(ready) == len(scenario.flavors)
 
 
 async def _cluster_queues_active(kube: KubeClient, scenario: KueueScenario) -> bool:
