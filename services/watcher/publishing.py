@@ -74,9 +74,17 @@ class Publisher:
     async def flushed(self) -> None:
         await self._queue.join()
 
+    def fits(self, event: Envelope) -> bool:
+        """Whether ``event`` is small enough to publish (one that is not is skipped)."""
+        return self._size(encode(event), event.key.encode()) <= self._limit
+
+    @staticmethod
+    def _size(value: bytes, key: bytes) -> int:
+        return len(value) + len(key) + RECORD_OVERHEAD
+
     async def _record(self, event: Envelope) -> Outgoing | None:
         value, key = encode(event), event.key.encode()
-        size = len(value) + len(key) + RECORD_OVERHEAD
+        size = self._size(value, key)
         if size > self._limit:
             await self._on_too_large(event, size)
             return None

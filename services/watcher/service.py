@@ -118,6 +118,10 @@ Identity = tuple[str, str, str]
 Held = Callable[[str], Awaitable[dict[Identity, int]]]
 """Per object, the newest resourceVersion the state topics hold for one kind."""
 VERIFY_ATTEMPTS = 5
+VERIFY_READ_TIMEOUT_S = 30.0
+"""How long one read-back may take. The read-back is a check on the broker: when the broker
+cannot answer it (it is restarting again), the list stands as published and the watcher goes
+on, as it did before it read anything back."""
 
 
 class _IdentityMeta(msgspec.Struct):
@@ -209,12 +213,16 @@ class ResourceWatch:
         """The first list of a log generation is what every other service rebuilds from: read
         it back, and publish again what the broker does not hold. The embedded broker, just
         restarted, has acknowledged records it then did not keep (its topics being re-created
-        by the clients of the log it lost), and a job whose record is lost is never synced."""
+        by the clients of the log it lost), and a job whose record is lost is never synced.
+        An object too large to publish is not looked for: it was never sent."""
         assert self.held is not None
         listed = [e for e in events if isinstance(e, ObjectEvent) and e.resourceVersion]
         for attempt in range(1, VERIFY_ATTEMPTS + 1):
-            held = await self.held(self.rt.kind)
+            held = await self._read_back(attempt)
+            if held is None:
+                continue
             missing = [e for e in listed if held.get(identity(e), -1) < _rv(e.resourceVersion)]
+            missing = [e for e in missing if self.publisher.fits(e)]
             if not missing:
                 return
             _log.warning(
@@ -229,6 +237,21 @@ class ResourceWatch:
                 self.publisher.put(event)
             await self.publisher.flushed()
         _log.error("the broker still does not hold every listed object", kind=self.rt.kind)
+
+    async def _read_back(self, attempt: int) -> dict[Identity, int] | None:
+        assert self.held is not None
+        try:
+            return await asyncio.wait_for(self.held(self.rt.kind), VERIFY_READ_TIMEOUT_S)
+        except Exception as exc:  # a check that cannot run must not stop the list
+            self.metrics.errors.labels(self.rt.kind, "ListNotReadBack").inc()
+            _log.warning(
+                "cannot read the list back from the broker",
+                kind=self.rt.kind,
+                attempt=attempt,
+                error=repr(exc),
+            )
+            await asyncio.sleep(min(0.5 * attempt, 2.0))
+            return None
 
     async def watch_once(self) -> None:
         stream = self.kube.watch_raw(

@@ -262,18 +262,20 @@ class KafkaBus:
     async def rebuild(
         self, *, topics: Sequence[str], decode: Decode[T], keep_reader: bool = False
     ) -> Snapshot[T]:
-        if keep_reader:
-            raw, positions = await self._reread(tuple(topics))
-        else:
-            consumer = self._consumer(group_id=None)
-            await consumer.start()
+        attempt = 0
+        while True:
+            attempt += 1
             try:
-                tps = await self._partitions(topics)
-                consumer.assign(tps)
-                await consumer.seek_to_beginning(*tps)
-                raw, positions = await _read_to_highwater(consumer, tps)
-            finally:
-                await close_within(consumer.stop(), what="kafka consumer stop")
+                raw, positions = await self._read_all(topics, keep_reader=keep_reader)
+                break
+            except RebuildStalled as stalled:
+                # A broker just back from a restart has left a partition unreadable to this
+                # consumer (no fetch answers for it); a fresh consumer asks for fresh metadata.
+                _log.warning(
+                    "rebuild read stalled; reading again with a fresh consumer",
+                    waiting=stalled.waiting,
+                    attempt=attempt,
+                )
         records: list[Record[T]] = []
         for record in raw:
             if record.value is None:
@@ -284,6 +286,21 @@ class KafkaBus:
                 continue
             records.append(with_value(record, value))
         return Snapshot(records=records, positions=positions)
+
+    async def _read_all(
+        self, topics: Sequence[str], *, keep_reader: bool
+    ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
+        if keep_reader:
+            return await self._reread(tuple(topics))
+        consumer = self._consumer(group_id=None)
+        await consumer.start()
+        try:
+            tps = await self._partitions(topics)
+            consumer.assign(tps)
+            await consumer.seek_to_beginning(*tps)
+            return await _read_to_highwater(consumer, tps)
+        finally:
+            await close_within(consumer.stop(), what="kafka consumer stop")
 
     async def follow(
         self,
@@ -554,14 +571,34 @@ async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: b
         _log.warning("commit failed after rebalance; records will be redelivered", error=str(exc))
 
 
+REBUILD_STALL_S = 20.0
+"""A rebuild read that makes no progress this long is started again (``RebuildStalled``)."""
+
+
+class RebuildStalled(KafkaError):  # type: ignore[misc]
+    """A rebuild read made no progress for ``REBUILD_STALL_S``: these partitions never
+    answered with their high watermark or never reached it."""
+
+    def __init__(self, waiting: list[str]) -> None:
+        super().__init__(f"rebuild stalled on {', '.join(waiting)}")
+        self.waiting = waiting
+
+
 async def _read_to_highwater(
-    consumer: AIOKafkaConsumer, tps: list[KafkaTopicPartition], *, since_ms: int = 0
+    consumer: AIOKafkaConsumer,
+    tps: list[KafkaTopicPartition],
+    *,
+    since_ms: int = 0,
+    stall_s: float | None = None,
 ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
     """Read assigned partitions until each reaches the high watermark its first fetch reported
-    (a fetch answered after ``since_ms``: a kept reader knows the marks of its last read)."""
+    (a fetch answered after ``since_ms``: a kept reader knows the marks of its last read).
+    Raises ``RebuildStalled`` when nothing moves for ``stall_s`` (``REBUILD_STALL_S``)."""
+    stall_s = REBUILD_STALL_S if stall_s is None else stall_s
     targets: dict[KafkaTopicPartition, int] = {}
     records: list[RawRecord] = []
     positions = {TopicPartition(*tp): 0 for tp in tps}
+    moved = time.monotonic()
 
     def highwater(tp: KafkaTopicPartition) -> int | None:
         polled: int | None = consumer.last_poll_timestamp(tp)
@@ -570,9 +607,15 @@ async def _read_to_highwater(
         mark: int | None = consumer.highwater(tp)
         return mark
 
-    while len(targets) < len(tps) or any(
-        positions[TopicPartition(*tp)] < targets[tp] for tp in tps
-    ):
+    def unfinished() -> list[KafkaTopicPartition]:
+        return [
+            tp for tp in tps if tp not in targets or positions[TopicPartition(*tp)] < targets[tp]
+        ]
+
+    while waiting := unfinished():
+        if time.monotonic() - moved > stall_s:
+            raise RebuildStalled([f"{tp.topic}/{tp.partition}" for tp in waiting])
+        before = (len(targets), sum(positions.values()))
         fetched = await consumer.getmany(timeout_ms=200, max_records=10_000)
         for tp, recs in fetched.items():
             target = targets.setdefault(tp, consumer.highwater(tp))
@@ -586,6 +629,8 @@ async def _read_to_highwater(
                 positions[TopicPartition(*tp)] = position
                 if position >= targets[tp]:
                     consumer.pause(tp)
+        if fetched or (len(targets), sum(positions.values())) != before:
+            moved = time.monotonic()
     return records, positions
 
 
