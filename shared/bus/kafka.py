@@ -269,8 +269,8 @@ class KafkaBus:
                 raw, positions = await self._read_all(topics, keep_reader=keep_reader)
                 break
             except RebuildStalled as stalled:
-                # A broker just back from a restart has left a partition unreadable to this
-                # consumer (no fetch answers for it); a fresh consumer asks for fresh metadata.
+                # A broker just back from a restart has left a partition unanswered to this
+                # consumer; a fresh consumer asks for fresh metadata.
                 _log.warning(
                     "rebuild read stalled; reading again with a fresh consumer",
                     waiting=stalled.waiting,
@@ -574,10 +574,14 @@ async def _settle(consumer: AIOKafkaConsumer, batch: list[RawRecord], *, done: b
 REBUILD_STALL_S = 20.0
 """A rebuild read that makes no progress this long is started again (``RebuildStalled``)."""
 
+TAIL_GAP_S = 5.0
+"""A partition that reported its high watermark but hands out nothing below it for this long
+has a gap at its tail: the read ends there (see ``_read_to_highwater``)."""
+
 
 class RebuildStalled(KafkaError):  # type: ignore[misc]
     """A rebuild read made no progress for ``REBUILD_STALL_S``: these partitions never
-    answered with their high watermark or never reached it."""
+    answered with their high watermark."""
 
     def __init__(self, waiting: list[str]) -> None:
         super().__init__(f"rebuild stalled on {', '.join(waiting)}")
@@ -590,15 +594,26 @@ async def _read_to_highwater(
     *,
     since_ms: int = 0,
     stall_s: float | None = None,
+    gap_s: float | None = None,
 ) -> tuple[list[RawRecord], dict[TopicPartition, int]]:
     """Read assigned partitions until each reaches the high watermark its first fetch reported
     (a fetch answered after ``since_ms``: a kept reader knows the marks of its last read).
-    Raises ``RebuildStalled`` when nothing moves for ``stall_s`` (``REBUILD_STALL_S``)."""
+
+    Two ways a read can wait forever are cut short. A partition whose high watermark never
+    comes (no fetch answers for it) for ``stall_s`` raises ``RebuildStalled``: the caller reads
+    again with a fresh consumer. A partition that answers but hands out nothing below its
+    high watermark for ``gap_s`` has a gap at its tail, and its read ends where it is. The
+    embedded broker leaves such a gap when a produce reserved offsets and then failed to
+    store the batch (its answer to that producer is an error, so nothing acknowledged is
+    there; the producer writes it again further on). Apache Kafka never has one: a fetch
+    below the high watermark returns records at once."""
     stall_s = REBUILD_STALL_S if stall_s is None else stall_s
+    gap_s = TAIL_GAP_S if gap_s is None else gap_s
     targets: dict[KafkaTopicPartition, int] = {}
     records: list[RawRecord] = []
     positions = {TopicPartition(*tp): 0 for tp in tps}
-    moved = time.monotonic()
+    started = time.monotonic()
+    moved: dict[KafkaTopicPartition, float] = {}  # when a partition's position last moved
 
     def highwater(tp: KafkaTopicPartition) -> int | None:
         polled: int | None = consumer.last_poll_timestamp(tp)
@@ -607,15 +622,26 @@ async def _read_to_highwater(
         mark: int | None = consumer.highwater(tp)
         return mark
 
-    def unfinished() -> list[KafkaTopicPartition]:
-        return [
-            tp for tp in tps if tp not in targets or positions[TopicPartition(*tp)] < targets[tp]
-        ]
-
-    while waiting := unfinished():
-        if time.monotonic() - moved > stall_s:
-            raise RebuildStalled([f"{tp.topic}/{tp.partition}" for tp in waiting])
-        before = (len(targets), sum(positions.values()))
+    while waiting := [
+        tp for tp in tps if tp not in targets or positions[TopicPartition(*tp)] < targets[tp]
+    ]:
+        now = time.monotonic()
+        silent = [tp for tp in waiting if tp not in targets]
+        if silent and now - started > stall_s:
+            raise RebuildStalled([f"{tp.topic}/{tp.partition}" for tp in silent])
+        for tp in waiting:
+            if tp in targets and now - moved.get(tp, started) > gap_s:
+                at = positions[TopicPartition(*tp)]
+                _log.warning(
+                    "the partition holds nothing between our position and its high watermark;"
+                    " reading on from here",
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    position=at,
+                    highwater=targets[tp],
+                )
+                targets[tp] = at
+                consumer.pause(tp)
         fetched = await consumer.getmany(timeout_ms=200, max_records=10_000)
         for tp, recs in fetched.items():
             target = targets.setdefault(tp, consumer.highwater(tp))
@@ -626,11 +652,11 @@ async def _read_to_highwater(
                 targets[tp] = mark  # an empty fetch still reports it
             if tp in targets:
                 position = min(await consumer.position(tp), targets[tp])
+                if position != positions[TopicPartition(*tp)] or tp not in moved:
+                    moved[tp] = time.monotonic()
                 positions[TopicPartition(*tp)] = position
                 if position >= targets[tp]:
                     consumer.pause(tp)
-        if fetched or (len(targets), sum(positions.values())) != before:
-            moved = time.monotonic()
     return records, positions
 
 

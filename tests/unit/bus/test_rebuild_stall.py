@@ -42,18 +42,20 @@ A, B = TopicPartition("shoal.state.jobs", 0), TopicPartition("shoal.state.jobs",
 
 
 @pytest.mark.parametrize(
-    ("answering", "stalled_on"),
+    ("answering", "sizes", "stalled_on"),
     [
-        ({A, B}, None),
-        ({A}, ["shoal.state.jobs/1"]),
-        (set(), ["shoal.state.jobs/0", "shoal.state.jobs/1"]),
+        ({A, B}, {A: 0, B: 0}, None),
+        ({A}, {A: 0, B: 0}, ["shoal.state.jobs/1"]),
+        (set(), {A: 0, B: 0}, ["shoal.state.jobs/0", "shoal.state.jobs/1"]),
     ],
     ids=["all-answer-read-ends", "one-never-answers-stalled", "none-answers-stalled"],
 )
-async def test_a_read_that_does_not_move_is_stalled(
-    answering: set[TopicPartition], stalled_on: list[str] | None
+async def test_a_partition_that_never_answers_stalls_the_read(
+    answering: set[TopicPartition],
+    sizes: dict[TopicPartition, int],
+    stalled_on: list[str] | None,
 ) -> None:
-    consumer = Consumer({A: 0, B: 0}, answering)
+    consumer = Consumer(sizes, answering)
     if stalled_on is None:
         records, positions = await _read_to_highwater(consumer, [A, B], stall_s=0.3)
         assert (records, positions) == ([], {A: 0, B: 0})
@@ -62,3 +64,13 @@ async def test_a_read_that_does_not_move_is_stalled(
     with pytest.raises(RebuildStalled) as raised:
         await _read_to_highwater(consumer, [A, B], stall_s=0.3)
     assert raised.value.waiting == stalled_on
+
+
+async def test_a_gap_at_a_partitions_tail_ends_its_read_where_it_is() -> None:
+    # The embedded broker reserved offsets 3..4 of B for a batch it then failed to store: a
+    # fetch at 3 returns nothing until something is written after the gap.
+    consumer = Consumer({A: 0, B: 5}, {A, B})
+    consumer.read[B] = 3
+    _, positions = await _read_to_highwater(consumer, [A, B], stall_s=10, gap_s=0.3)
+    assert positions == {A: 0, B: 3}, "the read ends at the gap; following goes on from there"
+    assert consumer.paused == {A, B}
