@@ -453,9 +453,9 @@ class Scheduler:
                 self.hops.observe(PODGROUP_ENQUEUE_DECISION, e.entered_at, now)
 
     async def publish(self, envelopes: list[Envelope]) -> None:
-        """Send the cycle's decisions. Those of a topic the broker did not take (it is
-        restarting) are forgotten as decided, so the next cycle decides them again instead of
-        waiting for their assumptions to expire."""
+        """Send the cycle's decisions. Those of a topic the broker did not acknowledge (it is
+        restarting) are decided again soon (``SchedulerState.unsent``) rather than after their
+        assumptions' full time to live."""
         by_topic: dict[str, list[Envelope]] = {}
         kinds: dict[str, int] = {}
         for e in envelopes:
@@ -488,7 +488,7 @@ class Scheduler:
         for kind, count in kinds.items():
             self.metrics.decisions.labels(kind).inc(count)
         if errors:
-            self.state.unsent(unsent)
+            self.state.unsent(unsent, now=time.time())
             raise errors[0]
 
     async def cycles(self, stopping: asyncio.Event) -> None:

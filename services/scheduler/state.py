@@ -55,6 +55,13 @@ MAX_POD_CONDITIONS = 500
 # The longest wait before a status is sent again, or before a bind's assumption expires, as a
 # multiple of the first (``status_resend``, ``assume_ttl``).
 BACKOFF_LIMIT = 16
+UNSENT_TTL = 10.0
+"""How long a bind or eviction whose publish failed still holds its place before it is decided
+again. A failed publish is ambiguous: a produce to several partitions is not atomic and an
+acknowledgement can be lost, so the broker may hold the decision and the binder carry it out.
+Forgetting it at once let the next cycle place another pod on the node it still held (after a
+broker restart a pod failed OutOfcpu); this leaves a bind that did happen the time to come back
+through the watch."""
 
 
 @dataclass
@@ -63,6 +70,7 @@ class Assumption:
     node: str
     since: float
     ttl: float = 0.0  # 0: the state's ``assume_ttl``
+    unsent: bool = False  # its publish failed: decided again after ``UNSENT_TTL``, no backoff
 
 
 def _backoff(last: tuple[bytes, float, float] | None, digest: bytes, now: float, first: float
@@ -172,7 +180,8 @@ class SchedulerState:
             ttl = a.ttl or self.assume_ttl
             if now - a.since > ttl:
                 del self.assumed[key]
-                self.assume_backoff[key] = min(ttl * 2, limit)
+                if not a.unsent:
+                    self.assume_backoff[key] = min(ttl * 2, limit)
         for key in [k for k, since in self.evicting.items() if now - since > self.assume_ttl]:
             del self.evicting[key]
         self.waits.expire(now)
@@ -314,16 +323,18 @@ class SchedulerState:
         out += self.warnings.decisions(result, self.cache, cycle=cycle, common=common)
         return out
 
-    def unsent(self, envelopes: Iterable[Envelope]) -> None:
-        """Forget ``envelopes`` as decided: the broker did not take them, so nothing will
-        confirm or refuse them, and the next cycle decides them again."""
+    def unsent(self, envelopes: Iterable[Envelope], *, now: float) -> None:
+        """``envelopes`` were not acknowledged by the broker. Their statuses are forgotten as
+        published (sent again by the next cycle); their binds and evictions keep their place
+        for ``UNSENT_TTL`` and are decided again after that (the broker may have taken them)."""
         for e in envelopes:
             if isinstance(e, PodBindDecided):
                 assumption = self.assumed.get(e.key)
                 if assumption is not None and assumption.uid == e.pod_uid:
-                    del self.assumed[e.key]
+                    assumption.since, assumption.ttl, assumption.unsent = now, UNSENT_TTL, True
             elif isinstance(e, PodEvictDecided):
-                self.evicting.pop(e.key, None)
+                if e.key in self.evicting:
+                    self.evicting[e.key] = now - self.assume_ttl + UNSENT_TTL
             elif isinstance(e, PodGroupStatusDecided):
                 self.published.pop(e.key, None)
             elif isinstance(e, PodUnschedulableDecided):
