@@ -42,7 +42,7 @@ from shared.models import ClusterQueue, Cohort, Model, Workload
 
 _log = structlog.get_logger()
 
-KUEUE = "kueue.x-k8s.io/v1beta1"
+KUEUE = "kueue.x-k8s.io/v1beta2"
 WORKLOAD, CLUSTER_QUEUE = f"{KUEUE}/Workload", f"{KUEUE}/ClusterQueue"
 LOCAL_QUEUE, RESOURCE_FLAVOR = f"{KUEUE}/LocalQueue", f"{KUEUE}/ResourceFlavor"
 COHORT = f"{KUEUE}/Cohort"

@@ -45,7 +45,7 @@ Json = dict[str, Any]
 START = 1_800_000_000.0
 # The version the watcher lists and watches Kueue's kinds in (shared.kube.resources): the objects
 # go straight into the scheduler's cache here, with no API server to convert them.
-WATCHED = "kueue.x-k8s.io/v1beta1"
+WATCHED = "kueue.x-k8s.io/v1beta2"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
