@@ -204,7 +204,7 @@ class AdmissionState:
         )
         fair = self.fair_sharing is not None
         stamp = format_rfc3339(now)
-        # Under a cap, waiting workloads whose explanation changes are built only if chosen.
+        # Under a cap, waiting workloads' explanations are built only if chosen.
         deferred: list[WorkloadInfo] | None = None
         if self.pacing.max_waiting is not None:
             deferred = []
@@ -213,7 +213,6 @@ class AdmissionState:
             result,
             stamp,
             fair_sharing=fair,
-            held_back=lambda key: self.pacing.holds_back(key, now),
             deferred=deferred,
         )
         decided = result.admitted.keys() | result.preempted.keys()
