@@ -110,6 +110,27 @@ def test_a_workload_behind_the_head_keeps_its_explanation() -> None:
     assert _message(second, "default/behind") is None, "not the head: not rewritten"
 
 
+def test_a_workload_behind_the_head_is_told_at_once_when_its_queue_stops() -> None:
+    """Kueue's workload controller writes ``Inadmissible`` (here ``Misconfigured``) when the
+    ClusterQueue stops, head or not."""
+    cluster = _waiting_cluster()
+    cluster.add(workload("behind", "3", minute=5))
+    state = AdmissionState(pacing=StatusPacing())
+    _decide(state, cluster, T0)
+    held = cluster_queue("cq", {"default": quota("3")})
+    held["spec"]["stopPolicy"] = "Hold"
+    cluster.add(held)
+    updates = _decide(state, cluster, T0 + 1)
+    reasons = {
+        u.key: c["reason"]
+        for u in updates
+        if u.kind == "Workload"
+        for c in u.status["conditions"]
+        if c["type"] == "QuotaReserved"
+    }
+    assert reasons == {"default/big": "Misconfigured", "default/behind": "Misconfigured"}
+
+
 def test_a_new_reason_is_written_at_once() -> None:
     cluster = _waiting_cluster(within="LowerPriority")
     state = AdmissionState(pacing=StatusPacing())
