@@ -19,7 +19,9 @@ try, which is where Kueue settles when nothing else changes:
 Cohort trees share no quota, so each tree settles on its own (``cycles`` counts the longest),
 and the cycles in which every head would be refused without changing anything are run in one
 go (``queueing``): the same verdicts, without a cycle per waiting workload. A head's
-nomination (flavors, targets, shared by equivalent heads) is ``nomination``'s.
+nomination (flavors, targets, shared by equivalent heads) is ``nomination``'s. The first head
+of each queue that a run evaluated and did not admit is in ``heads``: Kueue's scheduler writes
+a new explanation only for a head it evaluated.
 """
 
 from __future__ import annotations
@@ -244,7 +246,8 @@ class _Run:
             queue.position += 1
 
     def _evaluated(self, queue: Queue, key: str) -> None:
-        """``key`` waits after its queue's head was evaluated: the first of its queue to."""
+        """A Kueue cycle evaluated ``key`` at the head of ``queue`` and did not admit it: the
+        first of each queue is ``result.heads``' (the one whose explanation is written)."""
         if queue.cq.name not in self.heads_of:
             self.heads_of.add(queue.cq.name)
             self.result.heads.add(key)
