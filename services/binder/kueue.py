@@ -17,7 +17,7 @@ from shared.kube.keys import split_key
 from shared.kube.resources import resource_for
 from shared.kube.timefmt import format_rfc3339
 
-KUEUE_API = "kueue.x-k8s.io/v1beta1"
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
 # Condition type (now true on a Workload) → the Event Kueue records for it.
 _EVENTS = {"QuotaReserved": "QuotaReserved", "Admitted": "Admitted", "Preempted": "Preempted"}
 

@@ -63,7 +63,7 @@ _API_VERSION_OF_KIND = {
     "ConfigMap": "v1",
     "Secret": "v1",
     "NetworkPolicy": "networking.k8s.io/v1",
-    "Workload": "kueue.x-k8s.io/v1beta1",
+    "Workload": "kueue.x-k8s.io/v1beta2",
     "Job": "batch/v1",
 }
 

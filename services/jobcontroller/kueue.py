@@ -44,10 +44,12 @@ from shared.kube.timefmt import format_rfc3339
 from shared.models import Json, Pod, PriorityClass, ResourceFlavor, Workload
 from shared.models.volcano import TASK_SPEC_KEY
 
-KUEUE_API = "kueue.x-k8s.io/v1beta1"
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
-POD_PRIORITY_SOURCE = "scheduling.k8s.io/priorityclass"
+# v1beta2 PriorityClassRef (group, kind): a Pod PriorityClass or a WorkloadPriorityClass.
+POD_PRIORITY_CLASS = ("scheduling.k8s.io", "PriorityClass")
+WORKLOAD_PRIORITY_CLASS = ("kueue.x-k8s.io", "WorkloadPriorityClass")
 DEFAULT_PRIORITY = 0  # constants.DefaultPriority
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-completions-equal-parallelism"
@@ -100,8 +102,7 @@ def workload_manifest(
     spec: Json = {"queueName": queue_name(job), "podSets": podsets}
     workload_class = meta.labels.get(PRIORITY_CLASS_LABEL)
     if workload_class:
-        spec["priorityClassName"] = workload_class
-        spec["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
+        spec["priorityClassRef"] = _priority_class_ref(WORKLOAD_PRIORITY_CLASS, workload_class)
     else:
         spec.update(_pod_priority(priority_class, priority_classes or {}))
     return {
@@ -139,10 +140,15 @@ def _pod_priority(name: str, classes: Mapping[str, PriorityClass]) -> Json:
         name = defaults[0].metadata.name
     else:
         found = classes.get(name)
-    out: Json = {"priorityClassName": name, "priorityClassSource": POD_PRIORITY_SOURCE}
+    out: Json = {"priorityClassRef": _priority_class_ref(POD_PRIORITY_CLASS, name)}
     if found is not None:
         out["priority"] = found.value
     return out
+
+
+def _priority_class_ref(group_kind: tuple[str, str], name: str) -> Json:
+    """``kueue.NewPriorityClassRef``."""
+    return {"group": group_kind[0], "kind": group_kind[1], "name": name}
 
 
 # -- pod set info: inject on start, restore on stop ----------------------------------------------

@@ -19,8 +19,8 @@ BATCH_JOB = "batch/v1/Job"
 CRON_JOB = "batch/v1/CronJob"
 VOLCANO_JOB = "batch.volcano.sh/v1alpha1/Job"
 PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
-WORKLOAD = "kueue.x-k8s.io/v1beta1/Workload"
-RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta1/ResourceFlavor"
+WORKLOAD = "kueue.x-k8s.io/v1beta2/Workload"
+RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta2/ResourceFlavor"
 PRIORITY_CLASS = "scheduling.k8s.io/v1/PriorityClass"
 JOB_TYPES = frozenset({BATCH_JOB, CRON_JOB, VOLCANO_JOB, PYTORCH_JOB})
 # Kinds a job owns and creates; expectations are kept per (job, kind).

@@ -42,7 +42,7 @@ from shared.models import ClusterQueue, Cohort, Model, Workload
 
 _log = structlog.get_logger()
 
-KUEUE = "kueue.x-k8s.io/v1beta1"
+KUEUE = "kueue.x-k8s.io/v1beta2"
 WORKLOAD, CLUSTER_QUEUE = f"{KUEUE}/Workload", f"{KUEUE}/ClusterQueue"
 LOCAL_QUEUE, RESOURCE_FLAVOR = f"{KUEUE}/LocalQueue", f"{KUEUE}/ResourceFlavor"
 COHORT = f"{KUEUE}/Cohort"
@@ -204,7 +204,7 @@ class AdmissionState:
         )
         fair = self.fair_sharing is not None
         stamp = format_rfc3339(now)
-        # Under a cap, waiting workloads whose explanation changes are built only if chosen.
+        # Under a cap, waiting workloads' explanations are built only if chosen.
         deferred: list[WorkloadInfo] | None = None
         if self.pacing.max_waiting is not None:
             deferred = []
@@ -213,7 +213,6 @@ class AdmissionState:
             result,
             stamp,
             fair_sharing=fair,
-            held_back=lambda key: self.pacing.holds_back(key, now),
             deferred=deferred,
         )
         decided = result.admitted.keys() | result.preempted.keys()

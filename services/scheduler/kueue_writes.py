@@ -7,19 +7,17 @@ changed only an explanation, and they queued in front of the admissions in the b
 
 - admissions and preemptions go first (the binder writes a cycle's decisions in order, and
   a job waits for them), then the queue counters, then waiting Workloads;
-- a Workload that stays waiting (``QuotaReserved=False`` before and after) and changes only
-  the reason or message of that condition — how much quota is missing moves with every
-  admission, "waiting behind" names another head — is rewritten at most every
-  ``message_refresh`` seconds; its first explanation goes out at once. Kueue likewise leaves
-  the explanation of a waiting workload as it was until the scheduler evaluates it again;
+- which waiting Workloads get a new explanation is the admission core's answer, Kueue's: the
+  heads a cycle evaluated (``workload_statuses``), not every workload whose explanation
+  would read differently now;
 - a queue whose counters alone change is rewritten at most every ``counter_refresh``
-  seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way);
-  its ``Active`` condition goes out at once;
+  seconds (Kueue's queue reconcilers coalesce the workload events of a burst the same way,
+  ``constants.UpdatesBatchPeriod``); its ``Active`` condition goes out at once;
 - at most ``max_waiting`` waiting Workloads per second, those never explained first, then the
-  longest unrefreshed: with 10,000 waiting, the refreshes alone filled the binder (the
-  scheduler caps PodScheduled conditions per cycle for the same reason). The cap is a rate
-  (a budget refilled with time, at most a second's worth), not per cycle: faster cycles
-  must not mean more writes.
+  longest unrefreshed: with 10,000 arriving at once, their first explanations alone would
+  fill the binder (the scheduler caps PodScheduled conditions per cycle for the same
+  reason). The cap is a rate (a budget refilled with time, at most a second's worth), not
+  per cycle: faster cycles must not mean more writes.
 
 Whatever is held back is decided again by the next cycle, so the last word is always written.
 """
@@ -30,15 +28,11 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from heapq import merge
 from typing import Any
 
-import msgspec
-
 from services.scheduler.kueue.status import KueueObjects, StatusUpdate
 from services.scheduler.kueue.workloads import WorkloadInfo
 from shared.kube.conditions import same_ignoring_time
-from shared.models import Workload
 
 Json = dict[str, Any]
-QUOTA_RESERVED = "QuotaReserved"
 Build = Callable[[WorkloadInfo], StatusUpdate | None]
 
 
@@ -46,11 +40,9 @@ class StatusPacing:
     def __init__(
         self,
         *,
-        message_refresh: float = 0.0,
         counter_refresh: float = 0.0,
         max_waiting: int | None = None,
     ) -> None:
-        self.message_refresh = message_refresh
         self.counter_refresh = counter_refresh
         self.max_waiting = max_waiting
         self._budget = float(max_waiting or 0)  # waiting Workloads that may go out now
@@ -63,7 +55,7 @@ class StatusPacing:
         self,
         updates: Sequence[StatusUpdate],
         objects: KueueObjects,
-        workloads: Mapping[str, Workload],
+        workloads: Collection[str],
         decided: Collection[str],
         now: float,
         *,
@@ -71,10 +63,10 @@ class StatusPacing:
         build: Build | None = None,
         gone: Collection[str] | None = None,
     ) -> list[StatusUpdate]:
-        """The updates to publish now, most urgent first; ``workloads``: the run's Workloads
-        by key; ``decided``: those it admitted or preempted; ``deferred``: waiting workloads
-        whose explanation changes, not built yet (``build`` makes the update of one, None
-        if nothing changes): only those that fit under the cap are built; ``gone``: the
+        """The updates to publish now, most urgent first; ``workloads``: the run's Workload
+        keys; ``decided``: those it admitted or preempted; ``deferred``: waiting workloads
+        whose explanation is to be written, not built yet (``build`` makes the update of
+        one, None if nothing changes): only those that fit under the cap are built; ``gone``: the
         Workload keys the last run had and this one has not, when the caller knows them
         (else every published slot is looked up in ``workloads``)."""
         queues: dict[tuple[str, str], Json] = {
@@ -104,10 +96,7 @@ class StatusPacing:
                     self._queue_slots.add(slot)
             elif update.key in decided:
                 urgent.append(update)
-            elif not (
-                self._recent(slot, self.message_refresh, now)
-                and still_waiting(workloads[update.key], update.status)
-            ):
+            else:
                 waiting.append(update)
         waiting = self._capped(waiting, deferred, build, now)
         self._budget -= len(waiting)
@@ -117,7 +106,7 @@ class StatusPacing:
 
     def _forget(
         self,
-        workloads: Mapping[str, Workload],
+        workloads: Collection[str],
         queues: Mapping[tuple[str, str], Json],
         gone: Collection[str] | None,
     ) -> None:
@@ -164,11 +153,6 @@ class StatusPacing:
                 out.append(update)
         return sorted(out, key=_key) if allowed is not None else out
 
-    def holds_back(self, key: str, now: float) -> bool:
-        """Whether a waiting Workload's changed explanation would be held back now (it went
-        out less than ``message_refresh`` ago): the status need not even be built."""
-        return self._recent(("Workload", key), self.message_refresh, now)
-
     def _allowance(self, now: float) -> int | None:
         """How many waiting Workloads may go out now (None: no cap)."""
         rate = self.max_waiting
@@ -186,22 +170,3 @@ class StatusPacing:
 
 def _key(item: StatusUpdate | WorkloadInfo) -> str:
     return item.key
-
-
-def still_waiting(wl: Workload, status: Json) -> bool:
-    """Whether ``status`` keeps ``wl`` waiting as it is and changes nothing but the reason or
-    message of its false ``QuotaReserved`` condition."""
-    if "admission" in status:
-        return False
-    old: list[Json] = msgspec.to_builtins(wl.status.conditions)
-    new: list[Json] = status.get("conditions") or []
-    if len(old) != len(new):
-        return False
-    for before, after in zip(old, new, strict=True):
-        if before.get("type") != after.get("type") or before.get("status") != after.get("status"):
-            return False
-        if before.get("type") == QUOTA_RESERVED and before.get("status") == "False":
-            continue
-        if any(before.get(f) != after.get(f) for f in ("reason", "message")):
-            return False
-    return True

@@ -130,15 +130,6 @@ class SchedulerSettings(msgspec.Struct, frozen=True, kw_only=True):
     kueue: Annotated[
         bool, Meta(description="admit Kueue Workloads (ClusterQueues, LocalQueues, flavors)")
     ] = True
-    kueue_message_refresh: Annotated[
-        float,
-        Meta(
-            ge=0,
-            description="rewrite a waiting Workload whose QuotaReserved=False reason or message "
-            "changed (how much quota is missing, which head it waits behind) at most this "
-            "often (s); its first explanation and any other change are written at once",
-        ),
-    ] = 5.0
     kueue_counter_refresh: Annotated[
         float,
         Meta(
@@ -248,7 +239,6 @@ class Scheduler:
         self.admission = AdmissionState(
             assume_ttl=settings.assume_ttl,
             pacing=StatusPacing(
-                message_refresh=settings.kueue_message_refresh,
                 counter_refresh=settings.kueue_counter_refresh,
                 max_waiting=settings.kueue_max_waiting,
             ),

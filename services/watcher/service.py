@@ -55,11 +55,11 @@ DEFAULT_KINDS = (
     "batch.volcano.sh/v1alpha1/Job",
     "bus.volcano.sh/v1alpha1/Command",
     "kubeflow.org/v1/PyTorchJob",
-    "kueue.x-k8s.io/v1beta1/ResourceFlavor",
-    "kueue.x-k8s.io/v1beta1/ClusterQueue",
-    "kueue.x-k8s.io/v1beta1/LocalQueue",
-    "kueue.x-k8s.io/v1beta1/Workload",
-    "kueue.x-k8s.io/v1beta1/Cohort",
+    "kueue.x-k8s.io/v1beta2/ResourceFlavor",
+    "kueue.x-k8s.io/v1beta2/ClusterQueue",
+    "kueue.x-k8s.io/v1beta2/LocalQueue",
+    "kueue.x-k8s.io/v1beta2/Workload",
+    "kueue.x-k8s.io/v1beta2/Cohort",
 )
 
 

@@ -20,7 +20,7 @@ from shared.kube.resources import RESOURCES
 Obj = dict[str, Any]
 QUEUE = RESOURCES[("scheduling.volcano.sh/v1beta1", "Queue")]
 NAMESPACE = RESOURCES[("v1", "Namespace")]
-LOCAL_QUEUE = RESOURCES[("kueue.x-k8s.io/v1beta1", "LocalQueue")]
+LOCAL_QUEUE = RESOURCES[("kueue.x-k8s.io/v1beta2", "LocalQueue")]
 
 
 class ClusterReader:

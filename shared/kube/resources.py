@@ -56,11 +56,20 @@ _ALL = (
     _rt("bus.volcano.sh", "v1alpha1", "Command", "commands"),
     _rt("topology.volcano.sh", "v1alpha1", "HyperNode", "hypernodes", namespaced=False),
     _rt("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs"),
-    _rt("kueue.x-k8s.io", "v1beta1", "ResourceFlavor", "resourceflavors", namespaced=False),
-    _rt("kueue.x-k8s.io", "v1beta1", "ClusterQueue", "clusterqueues", namespaced=False),
-    _rt("kueue.x-k8s.io", "v1beta1", "LocalQueue", "localqueues"),
-    _rt("kueue.x-k8s.io", "v1beta1", "Workload", "workloads"),
-    _rt("kueue.x-k8s.io", "v1beta1", "Cohort", "cohorts", namespaced=False),
+    # Kueue's kinds in both served versions: the services speak v1beta2 (the CRDs' storage
+    # version, so nothing they read or write goes through the conversion webhook); v1beta1 is
+    # for the tools that act as a user who still writes it.
+    *(
+        rt
+        for version in ("v1beta1", "v1beta2")
+        for rt in (
+            _rt("kueue.x-k8s.io", version, "ResourceFlavor", "resourceflavors", namespaced=False),
+            _rt("kueue.x-k8s.io", version, "ClusterQueue", "clusterqueues", namespaced=False),
+            _rt("kueue.x-k8s.io", version, "LocalQueue", "localqueues"),
+            _rt("kueue.x-k8s.io", version, "Workload", "workloads"),
+            _rt("kueue.x-k8s.io", version, "Cohort", "cohorts", namespaced=False),
+        )
+    ),
     # What an install applies: CRDs, RBAC and the webhook's registrations.
     _rt(
         "apiextensions.k8s.io",

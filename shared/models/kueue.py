@@ -1,6 +1,13 @@
 """Kueue objects (kueue.x-k8s.io v1beta1 and v1beta2): ResourceFlavor, ClusterQueue, LocalQueue,
-Workload, Cohort. Where v1beta2 renamed a field, both names are fields here
-(``cohort``/``cohortName``, ``priorityClassName``/``priorityClassRef``)."""
+Workload, Cohort.
+
+The services list, watch and write these as v1beta2, the version Kueue's CRDs store, so none of
+their reads or writes goes through the conversion webhook; a user's v1beta1 object is converted
+once, by the API server, when it is written. Manifests given to the tools (``simulate``,
+``explain``) may still be v1beta1, so where v1beta2 renamed a field both names are fields here
+(``cohort``/``cohortName``, ``priorityClassName``/``priorityClassRef``) and the readers take
+either: that is simpler than converting at the boundary, which would need the webhook's
+conversion core in every service."""
 
 from __future__ import annotations
 
@@ -17,7 +24,7 @@ class ResourceFlavorSpec(Model):
 
 
 class ResourceFlavor(Model):
-    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    apiVersion: str = "kueue.x-k8s.io/v1beta2"
     kind: str = "ResourceFlavor"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: ResourceFlavorSpec = msgspec.field(default_factory=ResourceFlavorSpec)
@@ -59,7 +66,7 @@ class ClusterQueueSpec(Model):
 
 
 class ClusterQueue(Model):
-    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    apiVersion: str = "kueue.x-k8s.io/v1beta2"
     kind: str = "ClusterQueue"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: ClusterQueueSpec = msgspec.field(default_factory=ClusterQueueSpec)
@@ -75,7 +82,7 @@ class CohortSpec(Model):
 class Cohort(Model):
     """A node of the cohort tree: quota of its own shared by its subtree, and a parent."""
 
-    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    apiVersion: str = "kueue.x-k8s.io/v1beta2"
     kind: str = "Cohort"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: CohortSpec = msgspec.field(default_factory=CohortSpec)
@@ -88,7 +95,7 @@ class LocalQueueSpec(Model):
 
 
 class LocalQueue(Model):
-    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    apiVersion: str = "kueue.x-k8s.io/v1beta2"
     kind: str = "LocalQueue"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: LocalQueueSpec = msgspec.field(default_factory=LocalQueueSpec)
@@ -135,7 +142,7 @@ class WorkloadStatus(Model):
 
 
 class Workload(Model):
-    apiVersion: str = "kueue.x-k8s.io/v1beta1"
+    apiVersion: str = "kueue.x-k8s.io/v1beta2"
     kind: str = "Workload"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: WorkloadSpec = msgspec.field(default_factory=WorkloadSpec)

@@ -58,7 +58,8 @@ KINDS: Mapping[tuple[str, str], type[Model]] = {
     ("kueue.x-k8s.io/v1beta1", "LocalQueue"): LocalQueue,
     ("kueue.x-k8s.io/v1beta1", "Workload"): Workload,
     ("kueue.x-k8s.io/v1beta1", "Cohort"): Cohort,
-    # Kueue's current API: the same models read both (v1beta2 renames are fields of both).
+    # Kueue's current API, the one the services speak: the same models read both (v1beta2
+    # renames are fields of both).
     ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"): ResourceFlavor,
     ("kueue.x-k8s.io/v1beta2", "ClusterQueue"): ClusterQueue,
     ("kueue.x-k8s.io/v1beta2", "LocalQueue"): LocalQueue,

@@ -119,13 +119,10 @@ def _cpu_used(status: Json) -> float:
 
 
 def kueue_resource(kind: str) -> Any:
-    """Kueue's ``kind`` at ``KUEUE``'s version (Shoal's own clients read v1beta1)."""
-    import msgspec
-
+    """Kueue's ``kind`` at ``KUEUE``'s version."""
     from shared.kube import resource_for
 
-    served = resource_for("kueue.x-k8s.io/v1beta1", kind)
-    return msgspec.structs.replace(served, version=KUEUE.rpartition("/")[2])
+    return resource_for(KUEUE, kind)
 
 
 def cluster_queue(name: str, cohort: str, api_version: str = KUEUE) -> Json:

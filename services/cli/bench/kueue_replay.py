@@ -45,7 +45,7 @@ Json = dict[str, Any]
 START = 1_800_000_000.0
 # The version the watcher lists and watches Kueue's kinds in (shared.kube.resources): the objects
 # go straight into the scheduler's cache here, with no API server to convert them.
-WATCHED = "kueue.x-k8s.io/v1beta1"
+WATCHED = "kueue.x-k8s.io/v1beta2"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -174,13 +174,14 @@ def replay(args: argparse.Namespace) -> Json:
         for i in range(counts[s.name])
     )
     run = Replay(server, {name: s.cpu for _, name, _, s in due})
-    pacing = StatusPacing(message_refresh=5.0, counter_refresh=2.0, max_waiting=200)
+    pacing = StatusPacing(counter_refresh=2.0, max_waiting=200)
     state = AdmissionState(pacing=pacing if args.paced else None, window=args.window or None)
     cache = ObjectCache()
     in_flight: list[list[StatusUpdate]] = [[] for _ in range(args.lag)]
     digest = hashlib.sha256()
     took: list[float] = []
     tick = created = 0
+    writes: dict[str, int] = {}  # decided statuses by kind
     while len(run.finished) < len(due):
         server.now = START + tick * args.tick
         while created < len(due) and due[created][0] <= server.now:
@@ -197,6 +198,7 @@ def replay(args: argparse.Namespace) -> Json:
         took.append(time.perf_counter() - started)
         in_flight.append(updates)
         for u in sorted(updates, key=lambda u: (u.kind, u.key)):
+            writes[u.kind] = writes.get(u.kind, 0) + 1
             digest.update(msgspec.json.encode([u.kind, u.key, u.resource_version, u.status]))
         tick += 1
     wall = max(server.now - START, 1e-9)
@@ -208,6 +210,9 @@ def replay(args: argparse.Namespace) -> Json:
         "cycles": len(took),
         "cycle_mean_ms": round(1000 * sum(took) / max(len(took), 1), 1),
         "cycle_max_ms": round(1000 * max(took, default=0.0), 1),
+        "status_writes_per_workload": {
+            kind: round(count / len(due), 2) for kind, count in sorted(writes.items())
+        },
         "digest": digest.hexdigest()[:16],
     }
 
@@ -217,7 +222,8 @@ def render(result: Json) -> str:
         f"shoal bench kueue-replay: {result['finished']} of {result['workloads']} finished, "
         f"simulated wall {result['wall_s']} s, usage {result['usage_pct']} %, "
         f"{result['cycles']} cycles of {result['cycle_mean_ms']} ms "
-        f"(max {result['cycle_max_ms']} ms), decisions digest {result['digest']}"
+        f"(max {result['cycle_max_ms']} ms), status writes per Workload "
+        f"{result['status_writes_per_workload']}, decisions digest {result['digest']}"
     )
 
 

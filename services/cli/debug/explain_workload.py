@@ -24,8 +24,6 @@ from shared.cache import ObjectCache
 from shared.errors import UserError
 from shared.models import Model, Workload, object_key
 
-WORKLOAD = "kueue.x-k8s.io/v1beta1/Workload"
-
 
 def workload_keys(objects: list[Model]) -> set[str]:
     return {object_key(o.metadata) for o in objects if isinstance(o, Workload)}
@@ -59,7 +57,7 @@ def explain_cached_workload(
     cache: ObjectCache, key: str, now: float, *, fair_sharing: FairSharing | None = None
 ) -> dict[str, Any] | None:
     """What the live admission says about Workload ``key`` of ``cache``; None if not there."""
-    from services.scheduler.admission import AdmissionState
+    from services.scheduler.admission import WORKLOAD, AdmissionState
 
     if cache.get(WORKLOAD, key) is None:
         return None

@@ -19,7 +19,9 @@ try, which is where Kueue settles when nothing else changes:
 Cohort trees share no quota, so each tree settles on its own (``cycles`` counts the longest),
 and the cycles in which every head would be refused without changing anything are run in one
 go (``queueing``): the same verdicts, without a cycle per waiting workload. A head's
-nomination (flavors, targets, shared by equivalent heads) is ``nomination``'s.
+nomination (flavors, targets, shared by equivalent heads) is ``nomination``'s. The first head
+of each queue that a run evaluated and did not admit is in ``heads``: Kueue's scheduler writes
+a new explanation only for a head it evaluated.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ class _Run:
             admissible=inputs.admissible,
         )
         self.preempted: dict[str, AdmittedWorkload] = {}
+        self.heads_of: set[str] = set()  # ClusterQueues whose evaluated head waits
         self.queues: list[Queue] = []
         self.reserved_in_cycle = False
         self.reserved_for_cycle: list[tuple[ClusterQueueState, Usage]] = []
@@ -217,6 +220,8 @@ class _Run:
                 for key in keys:
                     no_fit.pop(key, None)
             pending.update(dict.fromkeys(keys, why))
+            if keys:
+                self._evaluated(queue, keys[0])
             if blocks:
                 queue.blocked_by = why
                 return  # a quiet run ends at the head that blocks its StrictFIFO queue
@@ -234,10 +239,18 @@ class _Run:
         if assignment is not None and assignment.mode == Mode.NO_FIT and assignment.no_fit_reason:
             self.result.no_fit[key] = assignment.no_fit_reason
         self.result.pending[key] = why
+        self._evaluated(queue, key)
         if queue.cq.strategy == STRICT_FIFO and not set_aside:
             queue.blocked_by = why
         else:
             queue.position += 1
+
+    def _evaluated(self, queue: Queue, key: str) -> None:
+        """A Kueue cycle evaluated ``key`` at the head of ``queue`` and did not admit it: the
+        first of each queue is ``result.heads``' (the one whose explanation is written)."""
+        if queue.cq.name not in self.heads_of:
+            self.heads_of.add(queue.cq.name)
+            self.result.heads.add(key)
 
     def _process(self, entry: Entry, queue: Queue) -> None:
         key, assignment = entry.info.key, entry.assignment
@@ -268,12 +281,14 @@ class _Run:
                     "Workload has overlapping preemption targets with another workload, but "
                     "will fit after these preemptions complete",
                 )
+                self._evaluated(queue, key)
                 return
         if self._overlaps(entry):
             self.result.pending[key] = unschedulable(
                 "SkippedInCycle",
                 "Workload has overlapping preemption targets with another workload",
             )
+            self._evaluated(queue, key)
             return
         with self.snapshot.without([*self.preempted.values(), *entry.targets]):
             fits = entry.cq.fits(assignment.usage)
@@ -283,6 +298,7 @@ class _Run:
             )
             if self.reserved_in_cycle:
                 self.result.pending[key] = why  # retried in the next cycle
+                self._evaluated(queue, key)
             else:
                 # Nothing else in the tree changed: retrying would loop.
                 self._refuse(queue, key, None, entry.set_aside, why)
@@ -299,6 +315,7 @@ class _Run:
                 f"{assignment.status().message}. Pending the preemption of "
                 f"{len(entry.targets)} workload(s)",
             )
+            self._evaluated(queue, key)
             return
         self._admit(entry, assignment)
         queue.position += 1

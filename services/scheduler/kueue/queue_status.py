@@ -171,14 +171,12 @@ def _local_queue_status(
         readiness = ("True", "Ready", "Can submit new workloads to localQueue")
     else:
         readiness = ("False", "ClusterQueueIsInactive", _CLUSTER_QUEUE_INACTIVE)
-    # v1beta1 calls the admitted usage flavorUsage, v1beta2 flavorsUsage.
-    used = "flavorsUsage" if lq.apiVersion.endswith("/v1beta2") else "flavorUsage"
     status: Json = {
         "pendingWorkloads": pending,
         "reservingWorkloads": usage.reserving,
         "admittedWorkloads": usage.admitted_workloads,
         "flavorsReservation": _flavors(state, usage, admitted=False, borrowed=False),
-        used: _flavors(state, usage, admitted=True, borrowed=False),
+        "flavorsUsage": _flavors(state, usage, admitted=True, borrowed=False),
     }
     return _changed(lq.status, status, lq.metadata.generation, readiness, now)
 

@@ -31,6 +31,11 @@ class AdmissionResult:
     """Workloads still waiting, with why: the last verdict they got."""
     preempted: dict[str, str] = field(default_factory=dict)
     """Admitted workloads chosen for eviction → the workload they make room for."""
+    heads: set[str] = field(default_factory=set)
+    """Pending workloads a Kueue cycle of this run evaluated at the head of their
+    ClusterQueue: the first of each ClusterQueue that was not admitted (Kueue's scheduler
+    writes a waiting workload's condition only for a head it evaluated, ``requeueAndUpdate``).
+    """
     no_fit: dict[str, str] = field(default_factory=dict)
     """Pending workloads no flavor fits at all → Kueue's NoFitReason (NoMatchingFlavor,
     ExceedsMaxQuota, WaitingForQuota), the reason of their QuotaReserved=False condition."""

@@ -12,8 +12,6 @@ status does). Reasons and messages are Kueue's (``apis/kueue/v1beta2``, ``pkg/wo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import msgspec
 
 from services.scheduler.kueue.objects import KueueObjects as KueueObjects
@@ -34,12 +32,13 @@ _HUMAN = {
 }
 # What the admission core's verdicts are, in Kueue's QuotaReserved=False reasons
 # (``UnadmittedWorkloadsObservability``, on by default since Kueue 0.19).
+MISCONFIGURED = "Misconfigured"
 _PENDING_REASONS = {
-    "NamespaceMismatch": "Misconfigured",
-    "ClusterQueueInactive": "Misconfigured",
-    "NoQueueName": "Misconfigured",
-    "LocalQueueNotFound": "Misconfigured",
-    "ClusterQueueNotFound": "Misconfigured",
+    "NamespaceMismatch": MISCONFIGURED,
+    "ClusterQueueInactive": MISCONFIGURED,
+    "NoQueueName": MISCONFIGURED,
+    "LocalQueueNotFound": MISCONFIGURED,
+    "ClusterQueueNotFound": MISCONFIGURED,
     "PendingPreemption": "WaitingForPreemptedWorkloads",
 }
 _WAITING = "WaitingForQuota"
@@ -87,14 +86,13 @@ def statuses(
     now: str,
     *,
     fair_sharing: bool = False,
-    held_back: Callable[[str], bool] | None = None,
     deferred: list[WorkloadInfo] | None = None,
 ) -> list[StatusUpdate]:
     """Every Workload, ClusterQueue, LocalQueue and Cohort status this run changes
     (``fair_sharing``: Kueue's Configuration enables it, so the queues' shares are written;
-    ``held_back``, ``deferred``: see ``workload_statuses``)."""
+    ``deferred``: see ``workload_statuses``)."""
     return [
-        *workload_statuses(objects, result, now, held_back=held_back, deferred=deferred),
+        *workload_statuses(objects, result, now, deferred=deferred),
         *queue_statuses(objects, result, now, fair_sharing=fair_sharing),
     ]
 
@@ -104,15 +102,17 @@ def workload_statuses(
     result: AdmissionResult,
     now: str,
     *,
-    held_back: Callable[[str], bool] | None = None,
     deferred: list[WorkloadInfo] | None = None,
 ) -> list[StatusUpdate]:
     """The run's Workloads (``result.workloads``) whose status changes, by key.
-    ``held_back(key)``: whether the caller would not publish a change of only the reason
-    or message of a waiting workload's ``QuotaReserved=False`` condition now (it paces
-    them); such changes are not even built. With ``deferred``, the other such changes and
-    the first explanations of waiting workloads go there, not built either
-    (``workload_status`` builds one; the caller caps how many)."""
+
+    A waiting workload's explanation (its ``QuotaReserved=False`` condition) is written as
+    Kueue writes it: the first one when the workload first waits; a new one only when a
+    cycle evaluated it at the head of its queue (``result.heads``: the scheduler's
+    ``requeueAndUpdate``), or when it turns misconfigured or stops being so (the workload
+    controller's ``Inadmissible``, written when the queue changes). Those behind the head
+    keep theirs until they come forward. With ``deferred``, waiting workloads' explanations
+    go there, not built (``workload_status`` builds one; the caller caps how many)."""
     workloads = _Workloads(result)
     updates: list[StatusUpdate] = []
     admitted, preempted, pending, no_fit = (
@@ -142,10 +142,12 @@ def workload_statuses(
                     )
                 if shown[1] == expected[0] and shown[0] == (no_fit.get(key) or expected[1]):
                     continue
+                if key not in result.heads and (shown[0] == MISCONFIGURED) == (
+                    expected[1] == MISCONFIGURED
+                ):
+                    continue  # not evaluated at the head: it keeps what it shows
             waits = key in result.pending and not info.has_quota_reservation
             if waits and info.shown_waiting is not None:  # only rewords its explanation
-                if held_back is not None and held_back(key):
-                    continue
                 if deferred is not None:
                     deferred.append(info)
                     continue

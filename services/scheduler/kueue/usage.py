@@ -5,8 +5,8 @@ Kueue's queue reconcilers copy their cache's usage into the queues' status
 ``filterLocalQueueUsage``, ``CohortStats``):
 
 - ``flavorsReservation`` counts every workload holding a quota reservation, ``flavorsUsage``
-  (a LocalQueue's ``flavorUsage`` in v1beta1) only the admitted ones — the same set here, as
-  there are no admission checks, but for a reservation whose ``Admitted`` is not true;
+  (v1beta1 calls a LocalQueue's ``flavorUsage``) only the admitted ones — the same set here,
+  as there are no admission checks, but for a reservation whose ``Admitted`` is not true;
 - one entry per flavor of each resource group, in spec order, listing the group's covered
   resources sorted by name; ``total`` is what is used, and a ClusterQueue's ``borrowed`` what
   exceeds its nominal quota (0 outside a cohort); quantities as Kueue's ``ResourceFormatter``

@@ -277,5 +277,7 @@ def test_a_new_workload_carries_its_priority_class_value(
     manifest = kueue.workload_manifest(convert(body, Job), BATCH_JOB, known)
     got = {k: v for k, v in manifest["spec"].items() if k.startswith("priority")}
     if "priorityClassName" in expected:
-        expected = {**expected, "priorityClassSource": "scheduling.k8s.io/priorityclass"}
+        name = expected.pop("priorityClassName")
+        ref = {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": name}
+        expected = {**expected, "priorityClassRef": ref}
     assert got == expected

@@ -87,10 +87,11 @@ def test_workload_has_one_pod_set_per_task_and_the_jobs_priority_class() -> None
         ("master", 1),
         ("worker", 2),
     ]
-    assert (wl["spec"]["priorityClassName"], wl["spec"]["priorityClassSource"]) == (
-        "high",
-        "scheduling.k8s.io/priorityclass",
-    )
+    assert wl["spec"]["priorityClassRef"] == {
+        "group": "scheduling.k8s.io",
+        "kind": "PriorityClass",
+        "name": "high",
+    }
 
 
 @pytest.mark.parametrize(

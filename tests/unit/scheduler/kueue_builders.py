@@ -10,7 +10,7 @@ from shared.models import decode_object
 
 Json = dict[str, Any]
 NOW = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
-KUEUE = "kueue.x-k8s.io/v1beta1"
+KUEUE = "kueue.x-k8s.io/v1beta2"  # as the watcher lists them
 
 
 def flavor(
@@ -57,7 +57,7 @@ def cluster_queue(
         ]
     }
     if cohort:
-        spec["cohort"] = cohort
+        spec["cohortName"] = cohort
     if strategy:
         spec["queueingStrategy"] = strategy
     if within or reclaim or borrow_within:

@@ -37,10 +37,10 @@ _KINDS: dict[type[Model], tuple[str, str]] = {
     Queue: ("scheduling.volcano.sh/v1beta1", "Queue"),
     PriorityClass: ("scheduling.k8s.io/v1", "PriorityClass"),
     ConfigMap: ("v1", "ConfigMap"),
-    ResourceFlavor: ("kueue.x-k8s.io/v1beta1", "ResourceFlavor"),
-    ClusterQueue: ("kueue.x-k8s.io/v1beta1", "ClusterQueue"),
-    LocalQueue: ("kueue.x-k8s.io/v1beta1", "LocalQueue"),
-    Workload: ("kueue.x-k8s.io/v1beta1", "Workload"),
+    ResourceFlavor: ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"),
+    ClusterQueue: ("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
+    LocalQueue: ("kueue.x-k8s.io/v1beta2", "LocalQueue"),
+    Workload: ("kueue.x-k8s.io/v1beta2", "Workload"),
 }
 _versions = itertools.count(1)
 

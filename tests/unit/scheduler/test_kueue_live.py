@@ -179,7 +179,7 @@ def test_partial_admission_writes_the_reduced_count_into_the_admission() -> None
 def test_a_cohort_objects_quota_is_shared_by_its_queues() -> None:
     """Kueue's Cohort object: quota of its own that its ClusterQueues borrow."""
     cohort = {
-        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
         "kind": "Cohort",
         "metadata": {"name": "root"},
         "spec": {

@@ -1,4 +1,5 @@
-"""What the live admission writes when: urgent statuses first, rewordings paced, and what it
+"""What the live admission writes when: urgent statuses first, a waiting workload's new
+explanation only when it is the head a cycle evaluated (Kueue's), counters paced, and what it
 keeps between cycles (decoded workloads) without changing a verdict."""
 
 from __future__ import annotations
@@ -82,29 +83,57 @@ def _waiting_cluster(within: str | None = None) -> Cluster:
     )
 
 
-@pytest.mark.parametrize(
-    ("refresh", "later", "rewritten"),
-    [(5.0, 1.0, False), (5.0, 6.0, True), (0.0, 1.0, True)],
-    ids=["within-refresh-kept", "after-refresh-rewritten", "no-refresh-rewritten-at-once"],
-)
-def test_a_pending_message_that_only_changes_wording_is_paced(
-    refresh: float, later: float, rewritten: bool
-) -> None:
+def test_the_head_a_cycle_evaluated_gets_its_changed_explanation_at_once() -> None:
+    """Kueue's ``requeueAndUpdate``: the head a cycle evaluated and did not admit gets its
+    new ``QuotaReserved=False`` message as soon as it changes."""
     cluster = _waiting_cluster()
-    state = AdmissionState(pacing=StatusPacing(message_refresh=refresh))
+    state = AdmissionState(pacing=StatusPacing())
     first = _message(_decide(state, cluster, T0), "default/big")
     assert first is not None and first.endswith("1 more needed")
     cluster.add(workload("y", "1", minute=3, admitted=("cq", "default")))
-    second = _message(_decide(state, cluster, T0 + later), "default/big")
-    if rewritten:
-        assert second is not None and second.endswith("2 more needed")
-    else:
-        assert second is None, "same reason, new wording: written later"
+    second = _message(_decide(state, cluster, T0 + 1), "default/big")
+    assert second is not None and second.endswith("2 more needed")
+
+
+def test_a_workload_behind_the_head_keeps_its_explanation() -> None:
+    """Kueue writes a waiting workload's condition only when a cycle evaluates it as the
+    head of its queue: one behind the head keeps its first explanation."""
+    cluster = _waiting_cluster()
+    cluster.add(workload("behind", "3", minute=5))
+    state = AdmissionState(pacing=StatusPacing())
+    first = _decide(state, cluster, T0)
+    assert (_message(first, "default/big") or "").endswith("1 more needed")
+    assert (_message(first, "default/behind") or "").endswith("1 more needed"), "its first"
+    cluster.add(workload("y", "1", minute=3, admitted=("cq", "default")))
+    second = _decide(state, cluster, T0 + 1)
+    assert (_message(second, "default/big") or "").endswith("2 more needed")
+    assert _message(second, "default/behind") is None, "not the head: not rewritten"
+
+
+def test_a_workload_behind_the_head_is_told_at_once_when_its_queue_stops() -> None:
+    """Kueue's workload controller writes ``Inadmissible`` (here ``Misconfigured``) when the
+    ClusterQueue stops, head or not."""
+    cluster = _waiting_cluster()
+    cluster.add(workload("behind", "3", minute=5))
+    state = AdmissionState(pacing=StatusPacing())
+    _decide(state, cluster, T0)
+    held = cluster_queue("cq", {"default": quota("3")})
+    held["spec"]["stopPolicy"] = "Hold"
+    cluster.add(held)
+    updates = _decide(state, cluster, T0 + 1)
+    reasons = {
+        u.key: c["reason"]
+        for u in updates
+        if u.kind == "Workload"
+        for c in u.status["conditions"]
+        if c["type"] == "QuotaReserved"
+    }
+    assert reasons == {"default/big": "Misconfigured", "default/behind": "Misconfigured"}
 
 
 def test_a_new_reason_is_written_at_once() -> None:
     cluster = _waiting_cluster(within="LowerPriority")
-    state = AdmissionState(pacing=StatusPacing(message_refresh=60.0))
+    state = AdmissionState(pacing=StatusPacing())
     _decide(state, cluster, T0)
     # A higher-priority workload of the same size preempts x: big's reason stays, but the new
     # one's first status and x's eviction go out at once, admissions and evictions first.

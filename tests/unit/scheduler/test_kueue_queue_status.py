@@ -123,7 +123,7 @@ def test_cluster_queue_reservation_after_the_run(
 
 def _cohort_cache(*more: Json) -> Any:
     cohort: Json = {
-        "apiVersion": "kueue.x-k8s.io/v1beta1",
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
         "kind": "Cohort",
         "metadata": {"name": "team"},
         "spec": {},
@@ -177,7 +177,7 @@ def _cache_with_statuses(cache: Any, updates: list[Any]) -> Any:
     decided = {(u.kind, u.key): u.status for u in updates}
     objects: list[Json] = []
     for kind in ("ResourceFlavor", "Cohort", "ClusterQueue", "LocalQueue", "Workload"):
-        for key, obj in cache.items(f"kueue.x-k8s.io/v1beta1/{kind}"):
+        for key, obj in cache.items(f"kueue.x-k8s.io/v1beta2/{kind}"):
             raw = _as_json(obj)
             raw["status"] = {**(raw.get("status") or {}), **decided.get((kind, key), {})}
             objects.append(raw)
@@ -213,8 +213,9 @@ def test_pending_counts_leave_out_inactive_workloads_and_stopped_local_queues() 
     assert local["default/held"]["conditions"][0]["reason"] == "Stopped"
 
 
-def test_a_v1beta1_local_queue_gets_flavor_usage() -> None:
-    """v1beta1 names a LocalQueue's admitted usage ``flavorUsage`` (v1beta2 ``flavorsUsage``)."""
+def test_a_local_queue_gets_v1beta2_flavors_usage() -> None:
+    """The status is written as v1beta2, which names a LocalQueue's admitted usage
+    ``flavorsUsage`` (v1beta1: ``flavorUsage``, which the API server converts it to)."""
     cache = _cache(
         flavor("default"),
         cluster_queue("cq", {"default": quota("3")}),
@@ -223,8 +224,8 @@ def test_a_v1beta1_local_queue_gets_flavor_usage() -> None:
     )
     _, updates = AdmissionState().decide(cache, T0)
     status = _by_key(updates, "LocalQueue")["default/lq"]
-    assert "flavorsUsage" not in status
-    assert status["flavorUsage"] == [
+    assert "flavorUsage" not in status
+    assert status["flavorsUsage"] == [
         {"name": "default", "resources": [{"name": "cpu", "total": "2"}]}
     ]
-    assert status["flavorsReservation"] == status["flavorUsage"]
+    assert status["flavorsReservation"] == status["flavorsUsage"]
