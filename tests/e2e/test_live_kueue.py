@@ -173,8 +173,9 @@ def _job(name: str, namespace: str, queue: str, pods: int, duration: str) -> Jso
     }
 
 
-# The CRDs serve v1beta1 and v1beta2 and store v1beta2; without Kueue's conversion webhook
-# (kubesim plays it, Shoal ships none yet) a v1beta1 ClusterQueue's spec.cohort is pruned.
+# The CRDs serve v1beta1 and v1beta2 and store v1beta2: these tests write v1beta1, as a user
+# of older manifests does, so a v1beta1 ClusterQueue's spec.cohort reaches the services only
+# through Kueue's conversion (kubesim's in-process, Shoal's webhook on the real control plane).
 
 
 def _conditions(obj: Json) -> dict[str, Json]:
