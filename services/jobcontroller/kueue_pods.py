@@ -1,0 +1,684 @@
+"""Kueue's ``pod`` integration (pkg/controller/jobs/pod) as a pure step.
+
+A plain Pod that Kueue's pod webhook took in (label ``kueue.x-k8s.io/managed=true``, the
+``kueue.x-k8s.io/admission`` scheduling gate and the ``kueue.x-k8s.io/managed`` finalizer) is
+a job of its own; so are the pods that share a ``kueue.x-k8s.io/pod-group-name`` label, one
+job of ``kueue.x-k8s.io/pod-group-total-count`` pods. Each gets one Workload:
+
+- a single pod: ``pod-<name>-<hash>`` owned by the pod, one pod set ``main`` of one;
+- a group: named as the group, owned by every pod in it, one pod set per role (the hash of
+  the pods' shape, ``getRoleHash``); with fast admission one pod set of the total count, made
+  as soon as one pod exists, else only once the total count of runnable pods exists.
+
+Admitted, the gated pods are started: the gate removed and the flavors' node labels and
+tolerations merged in (``prepare``). Evicted, or running while not admitted, the pods are
+stopped: a ``TerminationTarget`` condition, then deleted. Finished (the pod terminated, or
+the group's count succeeded), the Workload is declared finished and the pods' finalizers go.
+In a group, failed pods beyond what the Workload still needs are finalized, so a failed pod
+is replaced by creating a new one: it is gated and, the Workload still admitted, started.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import msgspec
+
+from services.jobcontroller import kueue
+from services.jobcontroller.core import Actions, Patch
+from shared.kube.conditions import is_true
+from shared.kube.keys import key_of
+from shared.kube.timefmt import format_rfc3339, parse_rfc3339
+from shared.models import Json, Pod, PriorityClass, ResourceFlavor, Workload, to_dict
+from shared.quantities import canonical, parse_quantity
+
+SCHEDULING_GATE = "kueue.x-k8s.io/admission"
+MANAGED_LABEL = "kueue.x-k8s.io/managed"
+MANAGED_VALUE = "true"
+POD_FINALIZER = MANAGED_LABEL  # podconstants.PodFinalizer
+GROUP_NAME_LABEL = "kueue.x-k8s.io/pod-group-name"
+GROUP_TOTAL_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
+GROUP_FAST_ADMISSION_ANNOTATION = "kueue.x-k8s.io/pod-group-fast-admission"
+GROUP_SERVING_ANNOTATION = "kueue.x-k8s.io/pod-group-serving"
+ROLE_HASH_ANNOTATION = "kueue.x-k8s.io/role-hash"
+RETRIABLE_IN_GROUP_ANNOTATION = "kueue.x-k8s.io/retriable-in-group"
+IS_GROUP_WORKLOAD_ANNOTATION = "kueue.x-k8s.io/is-group-workload"
+SUSPENDED_BY_PARENT_ANNOTATION = "kueue.x-k8s.io/pod-suspending-parent"
+POD_GROUP_POD_INDEX_LABEL = "kueue.x-k8s.io/pod-group-pod-index"
+PROV_REQ_ANNOTATION_PREFIX = "provreq.kueue.x-k8s.io/"
+TERMINATION_TARGET = "TerminationTarget"
+PODSET_LABEL = "kueue.x-k8s.io/podset"
+LOCAL_QUEUE_LABEL = "kueue.x-k8s.io/local-queue-name"
+CLUSTER_QUEUE_LABEL = "kueue.x-k8s.io/cluster-queue-name"
+WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
+WAITING_FOR_REPLACEMENT_PODS = "WaitingForReplacementPods"
+DEFAULT_POD_SET = "main"
+MAX_ROLES = 8
+_BINARY_SUFFIXES = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_TERMINATED = ("Succeeded", "Failed")
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+class ComposeError(Exception):
+    """``UnretryableError`` while composing a group's Workload: the message is its Event's."""
+
+
+# -- names and shapes ----------------------------------------------------------------------------
+
+
+def workload_name_for_pod(name: str, uid: str) -> str:
+    """``GetWorkloadNameForPod``."""
+    return kueue.owner_workload_name("Pod", "", name, uid)
+
+
+def group_name(pod: Pod) -> str:
+    return pod.metadata.labels.get(GROUP_NAME_LABEL, "")
+
+
+def is_managed(pod: Pod) -> bool:
+    """What ``Skip`` lets through: the webhook's label."""
+    return pod.metadata.labels.get(MANAGED_LABEL) == MANAGED_VALUE
+
+
+def is_gated(pod: Pod) -> bool:
+    return any(g.name == SCHEDULING_GATE for g in pod.spec.schedulingGates)
+
+
+def is_terminated(pod: Pod) -> bool:
+    return pod.status.phase in _TERMINATED
+
+
+def _go_quantity(value: str | int | float) -> str:
+    """A ResourceList value as Go marshals a ``Quantity``: canonical in the value's format."""
+    text = str(value)
+    binary = text.endswith(_BINARY_SUFFIXES)
+    return canonical(parse_quantity(value).exact, binary=binary)
+
+
+def _containers_shape(containers: list[Json]) -> list[Json] | None:
+    if not containers:
+        return None
+    shape: list[Json] = []
+    for container in containers:
+        requests = (container.get("resources") or {}).get("requests") or {}
+        shape.append(
+            {
+                "resources": {
+                    "requests": {k: _go_quantity(v) for k, v in requests.items()} or None
+                },
+                "ports": container.get("ports") or None,
+            }
+        )
+    return shape
+
+
+def role_hash(pod: Pod) -> str:
+    """``getRoleHash``: the ``kueue.x-k8s.io/role-hash`` annotation, else the first 8 hex
+    digits of the SHA-256 of the pod's shape as Go marshals it (maps sorted by key)."""
+    given = pod.metadata.annotations.get(ROLE_HASH_ANNOTATION)
+    if given is not None:
+        return given
+    spec = to_dict(pod.spec)
+    shape = {
+        "initContainers": _containers_shape(spec.get("initContainers") or []),
+        "containers": _containers_shape(spec.get("containers") or []),
+        "nodeSelector": spec.get("nodeSelector") or None,
+        "affinity": spec.get("affinity") or None,
+        "tolerations": spec.get("tolerations") or None,
+        "runtimeClassName": spec.get("runtimeClassName"),
+        "priority": spec.get("priority"),
+        "topologySpreadConstraints": spec.get("topologySpreadConstraints") or None,
+        "overhead": {k: _go_quantity(v) for k, v in (spec.get("overhead") or {}).items()} or None,
+        "resourceClaims": spec.get("resourceClaims") or None,
+    }
+    encoded = json.dumps({"spec": shape}, separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(encoded.encode()).hexdigest()[:8]
+
+
+def group_total_count(pod: Pod) -> int:
+    """``groupTotalCount``; raises ``ComposeError`` with upstream's message."""
+    if not group_name(pod):
+        raise ComposeError(f"pod doesn't have a '{GROUP_NAME_LABEL}' label")
+    text = pod.metadata.annotations.get(GROUP_TOTAL_COUNT_ANNOTATION)
+    if text is None:
+        raise ComposeError(f"failed to extract '{GROUP_TOTAL_COUNT_ANNOTATION}' annotation")
+    try:
+        count = int(text)
+    except ValueError as exc:
+        raise ComposeError(f'strconv.Atoi: parsing "{text}": invalid syntax') from exc
+    if count < 1:
+        raise ComposeError(
+            f"incorrect annotation value '{GROUP_TOTAL_COUNT_ANNOTATION}={text}': "
+            "group total count should be greater than zero"
+        )
+    return count
+
+
+def runnable_or_succeeded(pod: Pod) -> bool:
+    """``isPodRunnableOrSucceeded``."""
+    if pod.metadata.deletionTimestamp is not None and not pod.spec.nodeName:
+        return False
+    return pod.status.phase != "Failed"
+
+
+def _pod_set(pod: Pod, name: str, count: int) -> Json:
+    return {
+        "name": name,
+        "count": count,
+        "template": {"spec": to_dict(pod.spec)},
+        # TopologyAwareScheduling is on by default: a pod's pod set names its index label.
+        "topologyRequest": {"podIndexLabel": POD_GROUP_POD_INDEX_LABEL},
+    }
+
+
+def pod_sets(pods: Sequence[Pod], *, group: bool) -> list[Json]:
+    """``PodSets``: a single pod's ``main`` of one; a group's one per role, sorted by name
+    (with fast admission, the first runnable pod's role for the total count)."""
+    if not group:
+        return [_pod_set(pods[0], DEFAULT_POD_SET, 1)]
+    runnable = [p for p in pods if runnable_or_succeeded(p)]
+    if GROUP_FAST_ADMISSION_ANNOTATION in pods[0].metadata.annotations:
+        if not runnable:
+            raise ComposeError("failed to find a runnable pod in the group")
+        return [_pod_set(runnable[0], role_hash(runnable[0]), group_total_count(pods[0]))]
+    found: dict[str, Json] = {}
+    for pod in runnable:
+        role = role_hash(pod)
+        if role in found:
+            found[role]["count"] += 1
+        else:
+            found[role] = _pod_set(pod, role, 1)
+    return [found[name] for name in sorted(found)]
+
+
+def _owner(pod: Pod, *, controller: bool) -> Json:
+    ref: Json = {"apiVersion": "v1", "kind": "Pod", "name": pod.metadata.name}
+    ref["uid"] = pod.metadata.uid
+    if controller:
+        ref.update(controller=True, blockOwnerDeletion=True)
+    return ref
+
+
+def workload_manifest(
+    pods: Sequence[Pod],
+    *,
+    group: bool,
+    priority_classes: Mapping[str, PriorityClass] | None = None,
+) -> Json:
+    """``ConstructComposableWorkload`` for pods already checked (``validate_group``)."""
+    first = pods[0]
+    sets = pod_sets(pods, group=group)
+    if len(sets) > MAX_ROLES:
+        raise ComposeError("pod group can't include more than 8 roles")
+    annotations = {
+        k: v
+        for k, v in first.metadata.annotations.items()
+        if k.startswith(PROV_REQ_ANNOTATION_PREFIX)
+    }
+    metadata: Json = {"namespace": first.metadata.namespace or "default"}
+    if group:
+        metadata["name"] = group_name(first)
+        annotations[IS_GROUP_WORKLOAD_ANNOTATION] = "true"
+        metadata["ownerReferences"] = [_owner(p, controller=False) for p in pods]
+    else:
+        metadata["name"] = workload_name_for_pod(first.metadata.name, first.metadata.uid)
+        metadata["labels"] = {kueue.JOB_UID_LABEL: first.metadata.uid}
+        metadata["ownerReferences"] = [_owner(first, controller=True)]
+    if annotations:
+        metadata["annotations"] = annotations
+    spec: Json = {"queueName": kueue.queue_name(first), "podSets": sets}
+    workload_class = first.metadata.labels.get(kueue.PRIORITY_CLASS_LABEL)
+    if workload_class:
+        spec["priorityClassName"] = workload_class
+        spec["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
+    else:
+        spec.update(kueue.pod_priority(first.spec.priorityClassName or "", priority_classes or {}))
+    return {"apiVersion": kueue.KUEUE_API, "kind": "Workload", "metadata": metadata, "spec": spec}
+
+
+def validate_group(pods: Sequence[Pod]) -> None:
+    """``validatePodGroupMetadata``: enough runnable pods (unless fast admission), one queue
+    and one total count across the group's live pods."""
+    first = pods[0]
+    total = group_total_count(first)
+    active = [p for p in pods if runnable_or_succeeded(p)]
+    fast = GROUP_FAST_ADMISSION_ANNOTATION in first.metadata.annotations
+    if not fast and len(active) < total:
+        raise ComposeError(f"'{group_name(first)}' group has fewer runnable pods than expected")
+    queue = kueue.queue_name(first)
+    for pod in pods:
+        if pod.status.phase == "Failed":
+            continue
+        if kueue.queue_name(pod) != queue:
+            raise ComposeError(
+                f"pods '{first.metadata.name}' and '{pod.metadata.name}' has different queue "
+                f"names: {queue}!={kueue.queue_name(pod)}"
+            )
+        count = pod.metadata.annotations.get(GROUP_TOTAL_COUNT_ANNOTATION, "")
+        if count.strip().lstrip("-").isdigit() and int(count) != total:
+            raise ComposeError(
+                f"pods '{first.metadata.name}' and '{pod.metadata.name}' has different "
+                f"'{GROUP_TOTAL_COUNT_ANNOTATION}' values: {total}!={int(count)}"
+            )
+
+
+# -- the state of the pods ------------------------------------------------------------------------
+
+
+def finished(pods: Sequence[Pod], *, group: bool) -> tuple[str, bool, bool]:
+    """``Finished``: (message, success, finished)."""
+    if not group:
+        pod = pods[0]
+        if is_terminated(pod):
+            return pod.status.message or "", pod.status.phase == "Succeeded", True
+        return "", True, False
+    if pods[0].metadata.annotations.get(GROUP_SERVING_ANNOTATION) == "true":
+        return "", True, False
+    try:
+        total = group_total_count(pods[0])
+    except ComposeError:
+        return "failed to check if pod group is finished", True, False
+    succeeded = sum(1 for p in pods if p.status.phase == "Succeeded")
+    active = any(not is_terminated(p) for p in pods)
+    unretriable = any(
+        p.metadata.annotations.get(RETRIABLE_IN_GROUP_ANNOTATION) == "false" for p in pods
+    )
+    if succeeded == total or (not active and unretriable):
+        return f"Pods succeeded: {succeeded}/{total}.", True, True
+    return "", True, False
+
+
+def suspended(pods: Sequence[Pod]) -> bool:
+    """``IsSuspended``: some pod is gated or terminated."""
+    return any(is_gated(p) or is_terminated(p) for p in pods)
+
+
+def active(pods: Sequence[Pod], now: float) -> bool:
+    """``IsActive`` (FastQuotaReleaseInPodIntegration off): some pod runs, unless it is being
+    deleted and its grace period is over."""
+    for pod in pods:
+        if pod.status.phase != "Running":
+            continue
+        deleted = parse_rfc3339(pod.metadata.deletionTimestamp)
+        grace = pod.metadata.deletionGracePeriodSeconds
+        if deleted is not None and grace is not None and now > deleted + grace:
+            continue
+        return True
+    return False
+
+
+# -- what to do to the pods -----------------------------------------------------------------------
+
+
+def _finalize(actions: Actions, pods: Sequence[Pod]) -> None:
+    """Remove Kueue's finalizer from each pod that has it (``removePodFinalizers``)."""
+    for pod in pods:
+        if POD_FINALIZER not in pod.metadata.finalizers:
+            continue
+        kept = [f for f in pod.metadata.finalizers if f != POD_FINALIZER]
+        body: Json = {
+            "metadata": {
+                "finalizers": kept or None,
+                "resourceVersion": pod.metadata.resourceVersion,
+            }
+        }
+        actions.patch.append(Patch("Pod", key_of(pod), body))
+
+
+def _stop(
+    actions: Actions,
+    pods: Sequence[Pod],
+    reason: str,
+    message: str,
+    now: float,
+    *,
+    all_pods: bool = False,
+) -> None:
+    """``Stop``: each pod not terminating and not suspended (``all_pods``: the Workload is
+    deleted, suspended ones too) gets ``TerminationTarget`` in its status and is deleted; an
+    Event ``Stopped`` per pod stopped."""
+    for pod in pods:
+        if pod.metadata.deletionTimestamp is not None:
+            continue
+        if not all_pods and (is_gated(pod) or is_terminated(pod)):
+            continue
+        condition = {
+            "type": TERMINATION_TARGET,
+            "status": "True",
+            "lastTransitionTime": format_rfc3339(now),
+            "reason": reason,
+            "message": message,
+        }
+        actions.patch.append(
+            Patch(
+                "Pod",
+                key_of(pod),
+                {"status": {"conditions": [condition]}},
+                patch_type="strategic",
+                subresource="status",
+            )
+        )
+        actions.delete_object("Pod", key_of(pod))
+        actions.events.append(("Normal", "Stopped", message))
+
+
+def _start_patch(pod: Pod, wl: Workload, flavors: Mapping[str, ResourceFlavor], name: str) -> Json:
+    """``prepare``: the gate removed, the pod set's flavors' labels and tolerations merged."""
+    assignment = None
+    if wl.status.admission is not None:
+        assignment = next(
+            (a for a in wl.status.admission.podSetAssignments if a.name == name), None
+        )
+    selector = dict(pod.spec.nodeSelector)
+    tolerations: list[Json] = msgspec.to_builtins(pod.spec.tolerations)
+    for flavor_name in sorted(set(assignment.flavors.values()) if assignment else ()):
+        flavor = flavors.get(flavor_name)
+        if flavor is None:
+            continue
+        selector.update(flavor.spec.nodeLabels)
+        for toleration in msgspec.to_builtins(flavor.spec.tolerations):
+            if toleration not in tolerations:
+                tolerations.append(toleration)
+    gates = [{"name": g.name} for g in pod.spec.schedulingGates if g.name != SCHEDULING_GATE]
+    spec: Json = {"schedulingGates": gates or None}
+    if selector:
+        spec["nodeSelector"] = selector
+    if tolerations:
+        spec["tolerations"] = tolerations
+    # ``getPodSetsInfoFromStatus``: TopologyAwareScheduling and AssignQueueLabelsForPods on.
+    labels = {PODSET_LABEL: name, LOCAL_QUEUE_LABEL: wl.spec.queueName or ""}
+    queue = wl.status.admission.clusterQueue if wl.status.admission is not None else ""
+    if _DNS1123_LABEL.fullmatch(queue):
+        labels[CLUSTER_QUEUE_LABEL] = queue
+    metadata: Json = {
+        "resourceVersion": pod.metadata.resourceVersion,
+        "labels": labels,
+        "annotations": {WORKLOAD_ANNOTATION: wl.metadata.name},
+    }
+    return {"metadata": metadata, "spec": spec}
+
+
+@dataclass(frozen=True, slots=True)
+class _Matched:
+    """``FindMatchingWorkloads`` for a group: the pods kept, and those to finalize."""
+
+    kept: list[Pod]
+    replaced: list[Pod]
+    excess: list[Pod]
+    absent: int
+
+
+def _match_group(pods: Sequence[Pod], wl: Workload) -> _Matched:
+    active_pods = [p for p in pods if runnable_or_succeeded(p)]
+    inactive = [p for p in pods if not runnable_or_succeeded(p)]
+    kept: list[Pod] = []
+    replaced: list[Pod] = []
+    excess: list[Pod] = []
+    absent = 0
+    for ps in wl.spec.podSets:
+        role_active = [p for p in active_pods if role_hash(p) == ps.name]
+        role_inactive = [p for p in inactive if role_hash(p) == ps.name]
+        absent += max(0, ps.count - len(role_active))
+        extra = len(role_active) - ps.count
+        if extra > 0:
+            role_active.sort(key=_active_order)
+            excess += role_active[-extra:]
+            kept += role_active[:-extra]
+        else:
+            kept += role_active
+        finalizable = min(len(role_inactive), len(role_inactive) + len(role_active) - ps.count)
+        if finalizable > 0:
+            role_inactive.sort(key=_inactive_order, reverse=True)
+            replaced += role_inactive[-finalizable:]
+            kept += role_inactive[:-finalizable]
+        else:
+            kept += role_inactive
+    return _Matched(kept, replaced, excess, absent)
+
+
+def _active_order(pod: Pod) -> tuple[bool, bool, str]:
+    """``sortActivePods``: with the finalizer first, then not gated, then oldest."""
+    return (
+        POD_FINALIZER not in pod.metadata.finalizers,
+        is_gated(pod),
+        pod.metadata.creationTimestamp or "",
+    )
+
+
+def _inactive_order(pod: Pod) -> tuple[bool, str, str]:
+    """``sortInactivePods`` reversed: the pods finalized first are the last ones."""
+    return (
+        POD_FINALIZER in pod.metadata.finalizers,
+        pod.metadata.deletionTimestamp or "",
+        pod.metadata.creationTimestamp or "",
+    )
+
+
+def _replacement_condition(wl: Workload, absent: int, now: float) -> Json | None:
+    """``waitingForReplacementPodsCondition``: the whole new condition, or None to keep."""
+    conditions = kueue.workload_conditions(wl)
+    current = next((c for c in conditions if c.get("type") == WAITING_FOR_REPLACEMENT_PODS), None)
+    if current is None and absent == 0:
+        return None
+    wanted = dict(current or {"type": WAITING_FOR_REPLACEMENT_PODS})
+    if absent > 0:
+        evicted = next(
+            (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"),
+            None,
+        )
+        if evicted is not None:
+            wanted.update(reason=evicted.get("reason"), message=evicted.get("message"))
+        elif wanted.get("status") != "True":
+            wanted.update(reason="PodsFailed", message="Some Failed pods need replacement")
+        wanted["status"] = "True"
+    elif wanted.get("status") != "False":
+        wanted.update(status="False", reason="PodsReady", message="No pods need replacement")
+    if current is not None and all(wanted.get(k) == current.get(k) for k in wanted):
+        return None
+    wanted["lastTransitionTime"] = format_rfc3339(now)
+    return wanted
+
+
+@dataclass(frozen=True, slots=True)
+class PodStep:
+    """What Kueue's pod reconciler does in one sync of a pod or pod group."""
+
+    actions: Actions
+    workload_name: str = ""
+    """The Workload this pod or group is reconciled against."""
+
+
+def reconcile(
+    pods: Sequence[Pod],
+    workloads: Sequence[Workload],
+    flavors: Mapping[str, ResourceFlavor],
+    *,
+    group: bool,
+    now: float,
+    priority_classes: Mapping[str, PriorityClass] | None = None,
+) -> PodStep:
+    """Kueue's pod reconciler over one pod (``group`` False) or every pod of a group in a
+    namespace; ``workloads``: those named as the job's Workload."""
+    actions = Actions()
+    if not pods:
+        return PodStep(actions)
+    first = pods[0]
+    if not group and not is_managed(first):
+        return PodStep(actions)
+    if not group and first.metadata.deletionTimestamp is not None:
+        _finalize(actions, pods)
+        return PodStep(actions)
+    if not group:
+        name = workload_name_for_pod(first.metadata.name, first.metadata.uid)
+    else:
+        name = group_name(first)
+    if not kueue.queue_name(first):
+        return PodStep(actions, name)
+    if group:
+        wl = next((w for w in workloads if w.metadata.name == name), None)
+    else:
+        owned = [w for w in workloads if _owned_by(w, first)]
+        wl = next((w for w in owned if _matches_pod(w)), None)
+        stale = [w for w in owned if w is not wl]
+        if stale:
+            return _replace_stale(actions, first, stale, now, name)
+    live = list(pods)
+    absent = 0
+    if group and wl is not None:
+        matched = _match_group(pods, wl)
+        _finalize(actions, [*matched.replaced, *matched.excess])
+        for pod in matched.excess:
+            if pod.metadata.deletionTimestamp is None:
+                actions.delete_object("Pod", key_of(pod))
+                actions.events.append(("Normal", "ExcessPodDeleted", "Excess pod deleted"))
+        live, absent = matched.kept, matched.absent
+    if wl is not None and group:
+        condition = _replacement_condition(wl, absent, now)
+        if condition is not None:
+            conditions = [
+                c for c in kueue.workload_conditions(wl) if c.get("type") != condition["type"]
+            ]
+            _status(actions, wl, {"conditions": [*conditions, condition]})
+            return PodStep(actions, name)
+    if wl is not None and is_true(kueue.workload_conditions(wl), "Finished"):
+        _finalize(actions, live)
+        actions.events.append(
+            (
+                "Normal",
+                "FinishedWorkload",
+                f"Workload '{kueue.workload_key(wl)}' is declared finished",
+            )
+        )
+        return PodStep(actions, name)
+    if wl is not None and wl.metadata.deletionTimestamp is not None:
+        _stop(actions, live, "WorkloadDeleted", "Workload is deleted", now, all_pods=True)
+        return PodStep(actions, name)
+    message, success, done = finished(live, group=group)
+    if done:
+        if wl is not None:
+            reason = "Succeeded" if success else "Failed"
+            kueue.status_patch(actions, wl, [("Finished", "True", reason, message)], now)
+            actions.events.append(
+                (
+                    "Normal",
+                    "FinishedWorkload",
+                    f"Workload '{kueue.workload_key(wl)}' is declared finished",
+                )
+            )
+        _finalize(actions, live)
+        return PodStep(actions, name)
+    if wl is None:
+        return _create(actions, live, group=group, name=name, now=now, classes=priority_classes)
+    conditions = kueue.workload_conditions(wl)
+    evicted = next(
+        (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"), None
+    )
+    if evicted is not None:
+        why = str(evicted.get("message") or "")
+        _stop(actions, live, f"WorkloadEvictedDueTo{evicted.get('reason') or ''}", why, now)
+        if wl.status.admission is not None and not active(live, now):
+            requeued = "True" if evicted.get("reason") in ("Preempted", "NodeFailures") else "False"
+            reason = str(evicted.get("reason") or "")
+            kueue.status_patch(
+                actions,
+                wl,
+                [
+                    ("Requeued", requeued, reason, why),
+                    ("QuotaReserved", "False", "Pending", why),
+                    ("Admitted", "False", "NoReservation", "The workload has no reservation"),
+                ],
+                now,
+                clear_admission=True,
+            )
+        return PodStep(actions, name)
+    admitted = is_true(conditions, "Admitted")
+    if suspended(live):
+        if admitted:
+            queue = wl.status.admission.clusterQueue if wl.status.admission else ""
+            for pod in live:
+                if not is_gated(pod):
+                    continue
+                podset = role_hash(pod) if group else DEFAULT_POD_SET
+                actions.patch.append(
+                    Patch("Pod", key_of(pod), _start_patch(pod, wl, flavors, podset))
+                )
+                actions.events.append(("Normal", "Started", f"Admitted by clusterQueue {queue}"))
+        return PodStep(actions, name)
+    if not admitted:
+        _stop(actions, live, "NotAdmitted", "Not admitted by cluster queue", now)
+    return PodStep(actions, name)
+
+
+def _owned_by(wl: Workload, pod: Pod) -> bool:
+    return any(ref.uid == pod.metadata.uid for ref in wl.metadata.ownerReferences)
+
+
+def _matches_pod(wl: Workload) -> bool:
+    """``EquivalentToWorkload`` for a single pod: one pod set ``main`` of one."""
+    return [(ps.name, ps.count) for ps in wl.spec.podSets] == [(DEFAULT_POD_SET, 1)]
+
+
+def _replace_stale(
+    actions: Actions, pod: Pod, stale: Sequence[Workload], now: float, name: str
+) -> PodStep:
+    """``ensureOneWorkload``: a Workload of the pod that does not match it is deleted, the
+    pod stopped first (a new Workload is made by a later sync)."""
+    if not finished([pod], group=False)[2]:
+        message = "No matching Workload; restoring pod templates according to existent Workload"
+        _stop(actions, [pod], "NoMatchingWorkload", message, now)
+    for wl in stale:
+        actions.delete_object("Workload", kueue.workload_key(wl))
+        actions.events.append(
+            (
+                "Normal",
+                "DeletedWorkload",
+                f"Deleted not matching Workload: {kueue.workload_key(wl)}",
+            )
+        )
+    return PodStep(actions, name)
+
+
+def _create(
+    actions: Actions,
+    pods: Sequence[Pod],
+    *,
+    group: bool,
+    name: str,
+    now: float,
+    classes: Mapping[str, PriorityClass] | None,
+) -> PodStep:
+    """``handleJobWithNoWorkload`` for pods: a group first finalizes its failed pods and is
+    checked; a compose error is a Warning Event (``ErrWorkloadCompose``) and no Workload."""
+    first = pods[0]
+    if group:
+        _finalize(actions, [p for p in pods if not runnable_or_succeeded(p)])
+    try:
+        if group:
+            validate_group(pods)
+        live = [p for p in pods if runnable_or_succeeded(p)] if group else list(pods)
+        manifest = workload_manifest(live, group=group, priority_classes=classes)
+    except ComposeError as exc:
+        actions.events.append(("Warning", "ErrWorkloadCompose", str(exc)))
+        return PodStep(actions, name)
+    actions.create.append(manifest)
+    namespace = first.metadata.namespace or "default"
+    actions.events.append(("Normal", "CreatedWorkload", f"Created Workload: {namespace}/{name}"))
+    if not suspended(pods):
+        _stop(actions, pods, "NotAdmitted", "Not admitted by cluster queue", now)
+    return PodStep(actions, name)
+
+
+def _status(actions: Actions, wl: Workload, status: Json) -> None:
+    actions.patch.append(
+        Patch(
+            kind="Workload",
+            api_version=kueue.KUEUE_API,
+            key=kueue.workload_key(wl),
+            patch={"metadata": {"resourceVersion": wl.metadata.resourceVersion}, "status": status},
+            subresource="status",
+        )
+    )

@@ -1,0 +1,556 @@
+"""Port of Kueue's pkg/controller/jobs/pod/pod_controller_test.go (v0.17.0): each row named after
+upstream's case. A row's pods and Workloads go through one ``kueue_pods.reconcile``; what it
+decides is compared by effect (``summary``): Workloads created, pods started (gate removed,
+flavor's labels), stopped (``TerminationTarget``), deleted, finalized, Workload conditions,
+Events. Upstream posts each pod's Event on that pod; here they are listed in order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.jobcontroller import kueue_pods
+from shared.models import Pod, Workload
+from tests.unit.jobcontroller.kueue_pod_cases import (
+    CLUSTER_QUEUE,
+    NOW,
+    POD_UID,
+    PREEMPTED,
+    TEST_QUEUE,
+    UNIT_TEST_FLAVOR,
+    USER_QUEUE,
+    evicted,
+    pod,
+    summary,
+    workload,
+)
+
+Json = dict[str, Any]
+POD_WL = kueue_pods.workload_name_for_pod("pod", "test-uid")
+STARTED_LABELS = {
+    "kueue.x-k8s.io/local-queue-name": USER_QUEUE,
+    "kueue.x-k8s.io/cluster-queue-name": CLUSTER_QUEUE,
+}
+ARM64 = {"kubernetes.io/arch": "arm64"}
+REPLACEMENT = {
+    "type": "WaitingForReplacementPods",
+    "status": "True",
+    "reason": "PodsFailed",
+    "message": "Some Failed pods need replacement",
+}
+PREEMPTED_REPLACEMENT = {**REPLACEMENT, "reason": "Preempted", "message": PREEMPTED}
+
+
+def started(podset: str, wl: str, selector: dict[str, str] | None = None) -> Json:
+    labels = {"kueue.x-k8s.io/podset": podset, **STARTED_LABELS}
+    return {
+        "nodeSelector": selector,
+        "labels": labels,
+        "annotations": {"kueue.x-k8s.io/workload": wl},
+    }
+
+
+def group_pod(name: str = "pod", total: str = "2", **kw: Any) -> Pod:
+    return pod(name, group="test-group", total=total, **kw)
+
+
+CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
+    (
+        "scheduling gate is removed and node selector is added if workload is admitted",
+        [pod(gated=True)],
+        [workload("unit-test", admitted=[("main", "unit-test-flavor")])],
+        {
+            "started": {"pod": started("main", "unit-test", ARM64)},
+            "events": [("Normal", "Started", "Admitted by clusterQueue cq")],
+        },
+    ),
+    (
+        "non-matching admitted workload is deleted and pod is finalized",
+        [pod()],
+        [workload("unit-test", podsets=[("main", 2)], admitted=[("main", "unit-test-flavor")])],
+        {
+            "stopped": {
+                "pod": (
+                    "TerminationTarget",
+                    "NoMatchingWorkload",
+                    "No matching Workload; restoring pod templates according to existent Workload",
+                )
+            },
+            "deleted": ["Pod/pod", "Workload/unit-test"],
+            "events": [
+                (
+                    "Normal",
+                    "Stopped",
+                    "No matching Workload; restoring pod templates according to existent Workload",
+                ),
+                ("Normal", "DeletedWorkload", "Deleted not matching Workload: ns/unit-test"),
+            ],
+        },
+    ),
+    (
+        "the workload is created when queue name is set",
+        [pod(gated=True, queue=TEST_QUEUE)],
+        [],
+        {
+            "created": [(POD_WL, [("main", 1)])],
+            "events": [("Normal", "CreatedWorkload", f"Created Workload: ns/{POD_WL}")],
+        },
+    ),
+    (
+        "the pod reconciliation is skipped when 'kueue.x-k8s.io/managed' label is not set",
+        [pod(managed=False, finalizer=False)],
+        [],
+        {},
+    ),
+    (
+        "pod is stopped when workload is evicted",
+        [pod(queue=TEST_QUEUE)],
+        [workload("job", queue=TEST_QUEUE, conditions=[evicted()])],
+        {
+            "stopped": {"pod": ("TerminationTarget", "WorkloadEvictedDueToPreempted", PREEMPTED)},
+            "deleted": ["Pod/pod"],
+            "events": [("Normal", "Stopped", PREEMPTED)],
+        },
+    ),
+    (
+        "pod is finalized when it's succeeded",
+        [pod(phase="Succeeded", message="Job finished successfully")],
+        [workload("unit-test", admitted=[("main", "unit-test-flavor")])],
+        {
+            "finalized": ["pod"],
+            "workload": {"Finished": ("True", "Succeeded", "Job finished successfully")},
+            "events": [
+                ("Normal", "FinishedWorkload", "Workload 'ns/unit-test' is declared finished")
+            ],
+        },
+    ),
+    (
+        "workload status condition is added even if the pod is finalized",
+        [pod(finalizer=False, phase="Succeeded", message="Job finished successfully")],
+        [workload("unit-test", admitted=[("main", "unit-test-flavor")])],
+        {
+            "workload": {"Finished": ("True", "Succeeded", "Job finished successfully")},
+            "events": [
+                ("Normal", "FinishedWorkload", "Workload 'ns/unit-test' is declared finished")
+            ],
+        },
+    ),
+    (
+        "pod without scheduling gate is terminated if workload is not admitted",
+        [pod()],
+        [workload("unit-test")],
+        {
+            "stopped": {
+                "pod": ("TerminationTarget", "NotAdmitted", "Not admitted by cluster queue")
+            },
+            "deleted": ["Pod/pod"],
+            "events": [("Normal", "Stopped", "Not admitted by cluster queue")],
+        },
+    ),
+    (
+        "when a workload is created for the pod it has its ProvReq annotations copied",
+        [
+            pod(
+                gated=True,
+                annotations={
+                    "provreq.kueue.x-k8s.io/test-annotation": "test-val",
+                    "invalid-provreq-prefix/test-annotation-2": "test-val-2",
+                },
+            )
+        ],
+        [],
+        {
+            "created": [(POD_WL, [("main", 1)])],
+            "events": [("Normal", "CreatedWorkload", f"Created Workload: ns/{POD_WL}")],
+        },
+    ),
+    (
+        "workload is composed and created for the pod group",
+        [group_pod(gated=True), group_pod("pod2", gated=True)],
+        [],
+        {
+            "created": [("test-group", [(POD_UID, 2)])],
+            "events": [("Normal", "CreatedWorkload", "Created Workload: ns/test-group")],
+        },
+    ),
+    (
+        "workload is composed and created for the pod group with fast admission",
+        [
+            group_pod(
+                total="3",
+                gated=True,
+                annotations={kueue_pods.GROUP_FAST_ADMISSION_ANNOTATION: "true"},
+            )
+        ],
+        [],
+        {
+            "created": [("test-group", [(POD_UID, 3)])],
+            "events": [("Normal", "CreatedWorkload", "Created Workload: ns/test-group")],
+        },
+    ),
+    (
+        "workload is found for the pod group",
+        [group_pod(gated=True), group_pod("pod2", gated=True)],
+        [workload("test-group", owners=["pod", "pod2"], podsets=[(POD_UID, 2)])],
+        {},
+    ),
+    (
+        "scheduling gate is removed for all pods in the group if workload is admitted",
+        [group_pod(gated=True), group_pod("pod2", gated=True)],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[(POD_UID, "unit-test-flavor")],
+            )
+        ],
+        {
+            "started": {
+                "pod": started(POD_UID, "test-group", ARM64),
+                "pod2": started(POD_UID, "test-group", ARM64),
+            },
+            "events": [("Normal", "Started", "Admitted by clusterQueue cq")] * 2,
+        },
+    ),
+    (
+        "workload is finished if all pods in the group has finished",
+        [group_pod(phase="Succeeded"), group_pod("pod2", phase="Succeeded")],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+            )
+        ],
+        {
+            "finalized": ["pod", "pod2"],
+            "workload": {"Finished": ("True", "Succeeded", "Pods succeeded: 2/2.")},
+            "events": [
+                ("Normal", "FinishedWorkload", "Workload 'ns/test-group' is declared finished")
+            ],
+        },
+    ),
+    (
+        "pod group remains stopped when workload is evicted",
+        [
+            group_pod(gated=True, queue=TEST_QUEUE),
+            group_pod("pod2", gated=True, queue=TEST_QUEUE),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                queue=TEST_QUEUE,
+                conditions=[evicted()],
+            )
+        ],
+        {},
+    ),
+    (
+        "workload for pod group with different queue names shouldn't be created",
+        [
+            group_pod(gated=True, queue=TEST_QUEUE),
+            group_pod("pod2", gated=True, queue="new-test-queue"),
+        ],
+        [],
+        {
+            "events": [
+                (
+                    "Warning",
+                    "ErrWorkloadCompose",
+                    "pods 'pod' and 'pod2' has different queue names: test-queue!=new-test-queue",
+                )
+            ]
+        },
+    ),
+    (
+        "replacement pod should be started for pod group of size 1",
+        [group_pod(total="1", phase="Failed"), group_pod("pod2", total="1", gated=True)],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[(POD_UID, "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {
+            "started": {"pod2": started(POD_UID, "test-group", ARM64)},
+            "events": [("Normal", "Started", "Admitted by clusterQueue cq")],
+        },
+    ),
+    (
+        "pod group of size 2 is finished when 2 pods has succeeded and 1 pod has failed",
+        [
+            group_pod(phase="Failed"),
+            group_pod("pod2", phase="Succeeded"),
+            group_pod("pod3", phase="Succeeded"),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+            )
+        ],
+        {
+            "finalized": ["pod", "pod2", "pod3"],
+            "workload": {"Finished": ("True", "Succeeded", "Pods succeeded: 2/2.")},
+            "events": [
+                ("Normal", "FinishedWorkload", "Workload 'ns/test-group' is declared finished")
+            ],
+        },
+    ),
+    (
+        "wl should not get the quota reservation cleared for a running pod group of size 1",
+        [group_pod(total="1", phase="Running", deleted=True)],
+        [
+            workload(
+                "test-group",
+                podsets=[(POD_UID, 1)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[evicted(), PREEMPTED_REPLACEMENT],
+            )
+        ],
+        {},
+    ),
+    (
+        "wl should get the quota reservation cleared for a failed pod group of size 1",
+        [group_pod(total="1", phase="Failed", deleted=True)],
+        [
+            workload(
+                "test-group",
+                podsets=[(POD_UID, 1)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[evicted(), PREEMPTED_REPLACEMENT],
+            )
+        ],
+        {
+            "workload": {
+                "Requeued": ("True", "Preempted", PREEMPTED),
+                "QuotaReserved": ("False", "Pending", PREEMPTED),
+                "Admitted": ("False", "NoReservation", "The workload has no reservation"),
+                "admission": None,
+            }
+        },
+    ),
+    (
+        "if there's not enough non-failed pods in the group, workload should not be created",
+        [group_pod(gated=True), group_pod("pod2", phase="Failed")],
+        [],
+        {
+            "finalized": ["pod2"],
+            "events": [
+                (
+                    "Warning",
+                    "ErrWorkloadCompose",
+                    "'test-group' group has fewer runnable pods than expected",
+                )
+            ],
+        },
+    ),
+    (
+        "pod group is considered finished if there is an unretriable pod and no running pods",
+        [
+            group_pod(
+                total="3",
+                phase="Failed",
+                annotations={kueue_pods.RETRIABLE_IN_GROUP_ANNOTATION: "false"},
+            ),
+            group_pod("pod2", total="3", phase="Succeeded"),
+            group_pod("pod3", total="3", phase="Failed"),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2", "pod3"],
+                podsets=[(POD_UID, 3)],
+                admitted=[(POD_UID, "unit-test-flavor")],
+                conditions=[{**REPLACEMENT, "message": "Some Failed pods need replacement"}],
+            )
+        ],
+        {
+            "finalized": ["pod", "pod2", "pod3"],
+            "workload": {"Finished": ("True", "Succeeded", "Pods succeeded: 1/3.")},
+            "events": [
+                ("Normal", "FinishedWorkload", "Workload 'ns/test-group' is declared finished")
+            ],
+        },
+    ),
+]
+
+# Upstream rows that do not apply to Shoal's model, with why.
+NOT_PORTED: dict[str, str] = {
+    "workload is composed and created for the pod group with max exec time": (
+        "maximumExecutionTimeSeconds is not modelled"
+    ),
+    "workload is recreated when max exec time changes": "maximumExecutionTimeSeconds",
+    "workload is not finished if the pod in the group is running": (
+        "status.reclaimablePods is not written for pod groups"
+    ),
+    "reclaimable pods updated for pod group": "status.reclaimablePods",
+    "reclaimablePods field is not updated for a serving pod group": "status.reclaimablePods",
+    "workload is not deleted if the pod in group has been deleted after admission": (
+        "needs the fake client's garbage collection of owner references"
+    ),
+    "Pods are finalized even if one of the pods in the finished group is absent": (
+        "the ResourceInUse finalizer of Workloads is not modelled"
+    ),
+    "all pods in group should be removed if workload is deleted": (
+        "the ResourceInUse finalizer of Workloads is not modelled"
+    ),
+    "if pod group is finished and wl is deleted, new workload shouldn't be created": (
+        "the ResourceInUse finalizer of Workloads is not modelled"
+    ),
+    "if pod in group is scheduling gated and wl is deleted, workload should be recreated": (
+        "the ResourceInUse finalizer of Workloads is not modelled"
+    ),
+    "finalize workload for non existent pod": (
+        "the ResourceInUse finalizer of Workloads is not modelled"
+    ),
+    "replacement pod should be started for set of Running, Failed, Succeeded pods": (
+        "not ported yet"
+    ),
+    "deleted pods in group should not be finalized if the workload doesn't match": (
+        "group Workload re-creation on mismatch is not ported yet"
+    ),
+    "workload is not deleted if all of the pods in the group are deleted": "not ported yet",
+    "workload is not deleted if one pod role is absent from the cluster": "not ported yet",
+    "excess pods before wl creation, youngest pods are deleted": "not ported yet",
+    "excess pods before admission, youngest pods are deleted": "not ported yet",
+    "excess pods in pod set after admission, youngest pods are deleted": "not ported yet",
+    "waiting to observe previous deletion of excess pod, no pods are deleted": (
+        "excess-pod expectations are not modelled"
+    ),
+    "delete excess pod that is gated": "not ported yet",
+    "deletion of excess pod is blocked by another controller": "not ported yet",
+    "deleted pods in incomplete group are finalized": "not ported yet",
+    "replacement pods are owning the workload": (
+        "owner references of replacement pods are not added to the Workload yet"
+    ),
+    "all pods in a group should receive the event about preemption, unless already terminating": (
+        "not ported yet"
+    ),
+    "preemption reason should be propagated to termination target": "not ported yet",
+    "the failed pods are finalized in order": "not ported yet",
+    "no failed pods are finalized while waiting for expectations": (
+        "excess-pod expectations are not modelled"
+    ),
+    "no unnecessary additional failed pods are finalized": "not ported yet",
+    "workload is created with correct labels for a single pod": (
+        "Configuration labelKeysToCopy is not read"
+    ),
+    "workload is created with correct labels for pod group": (
+        "Configuration labelKeysToCopy is not read"
+    ),
+    "reconciler returns error in case pod group pod index is bigger or equal pod group "
+    "total count": "topology-aware scheduling is not modelled",
+    "reconciler returns error in case pod group pod index is less than 0": (
+        "topology-aware scheduling is not modelled"
+    ),
+    "reconciler returns error in case of label mismatch in pod group": (
+        "Configuration labelKeysToCopy is not read"
+    ),
+    "admission check message is recorded as event for a single pod": (
+        "admission checks are not modelled"
+    ),
+    "admission check message is recorded as event for each pod in the group": (
+        "admission checks are not modelled"
+    ),
+    "deleted unschedulable pods are finalized": "not ported yet",
+    "shouldn't set waiting for pods ready condition to true when all pods pending": (
+        "waitForPodsReady is not modelled"
+    ),
+    "should set waiting for pods ready condition to true when at least one pod failed": (
+        "waitForPodsReady is not modelled"
+    ),
+    "should set waiting for pods ready condition to true when at least one pod deleted": (
+        "waitForPodsReady is not modelled"
+    ),
+    "should set waiting for pods ready condition to true when workload was evicted": (
+        "waitForPodsReady is not modelled"
+    ),
+    "should update reason and message on waiting for pods ready condition when workload was "
+    "evicted again": "waitForPodsReady is not modelled",
+    "shouldn't change waiting for pods ready condition when it's true and workload was "
+    "readmitted": "waitForPodsReady is not modelled",
+    "should set waiting for pods ready condition to false when pods was replaced": (
+        "waitForPodsReady is not modelled"
+    ),
+    "when the prebuilt workload exists its owner info is updated": (
+        "prebuilt Workloads are not modelled"
+    ),
+    "when the prebuilt workload is partially owned": "prebuilt Workloads are not modelled",
+    "when the prebuilt workload is not equivalent to the job": (
+        "prebuilt Workloads are not modelled"
+    ),
+    "when workload is deactivated by kueue; objectRetentionPolicies.workloads."
+    "afterDeactivatedByKueue=0; should delete the job": "objectRetentionPolicies is not read",
+}
+
+
+@pytest.mark.parametrize(
+    ("pods", "workloads", "want"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_reconciler(pods: list[Pod], workloads: list[Workload], want: Json) -> None:
+    group = bool(kueue_pods.group_name(pods[0]))
+    step = kueue_pods.reconcile(
+        pods, workloads, {"unit-test-flavor": UNIT_TEST_FLAVOR}, group=group, now=NOW
+    )
+    assert summary(step.actions, workloads) == want
+
+
+@pytest.mark.parametrize("reason", list(NOT_PORTED.values()), ids=list(NOT_PORTED))
+def test_reconciler_not_ported(reason: str) -> None:
+    pytest.skip(reason)
+
+
+def test_rows_cover_upstream_table() -> None:
+    """Every row of upstream's TestReconciler is here, ported or skipped with a reason."""
+    assert len(CASES) + len(NOT_PORTED) == 69
+    assert not {c[0] for c in CASES} & set(NOT_PORTED)
+
+
+def test_get_workload_name_for_pod() -> None:
+    """``TestGetWorkloadNameForPod``."""
+    first = kueue_pods.workload_name_for_pod("unit-test", "test-uid")
+    assert first.startswith("pod-unit-test-")
+    assert kueue_pods.workload_name_for_pod("unit-test", "test-uid") == first
+    other = kueue_pods.workload_name_for_pod("unit-test", "test-uid2")
+    assert other != first and other.startswith("pod-unit-test-")
+
+
+def test_pod_sets_no_annotations() -> None:
+    """``TestPodSets``: "no annotations" (the TAS rows: topology requests are not modelled;
+    the pod index label is named as with TAS on, Kueue's default)."""
+    (podset,) = kueue_pods.pod_sets([pod()], group=False)
+    assert podset["name"] == "main" and podset["count"] == 1
+    assert podset["template"]["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "1"}}
+    assert podset["topologyRequest"] == {"podIndexLabel": kueue_pods.POD_GROUP_POD_INDEX_LABEL}
+
+
+@pytest.mark.parametrize(
+    ("phases", "deleting", "want"),
+    [
+        ([], False, False),
+        (["Pending", "Failed"], False, False),
+        (["Running", "Pending"], False, True),
+        (["Running"], True, True),
+    ],
+    ids=[
+        "RegularPod",
+        "PodGroup_NotActive",
+        "PodGroup_Active",
+        "FastQuotaRelease_Disabled_PodWithDeletionTimestampWithinGrace_Active",
+    ],
+)
+def test_pod_is_active(phases: list[str], deleting: bool, want: bool) -> None:
+    """``TestPod_IsActive`` (FastQuotaReleaseInPodIntegration off, Kueue's default)."""
+    pods = [pod(f"p{i}", phase=phase, deleted=deleting) for i, phase in enumerate(phases)]
+    assert kueue_pods.active(pods, NOW) is want
