@@ -20,8 +20,6 @@ is replaced by creating a new one: it is gated and, the Workload still admitted,
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,11 +30,13 @@ from services.jobcontroller import kueue
 from services.jobcontroller.core import Actions, Patch
 from shared.kube.conditions import is_true
 from shared.kube.keys import key_of
+from shared.kube.rolehash import role_hash as spec_role_hash
 from shared.kube.timefmt import format_rfc3339, parse_rfc3339
 from shared.models import Json, Pod, PriorityClass, ResourceFlavor, Workload, to_dict
-from shared.quantities import canonical, parse_quantity
 
 SCHEDULING_GATE = "kueue.x-k8s.io/admission"
+TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
+_KUEUE_GATES = (SCHEDULING_GATE, TOPOLOGY_GATE)
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 MANAGED_VALUE = "true"
 POD_FINALIZER = MANAGED_LABEL  # podconstants.PodFinalizer
@@ -58,7 +58,6 @@ WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
 WAITING_FOR_REPLACEMENT_PODS = "WaitingForReplacementPods"
 DEFAULT_POD_SET = "main"
 MAX_ROLES = 8
-_BINARY_SUFFIXES = ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _TERMINATED = ("Succeeded", "Failed")
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
@@ -92,51 +91,11 @@ def is_terminated(pod: Pod) -> bool:
     return pod.status.phase in _TERMINATED
 
 
-def _go_quantity(value: str | int | float) -> str:
-    """A ResourceList value as Go marshals a ``Quantity``: canonical in the value's format."""
-    text = str(value)
-    binary = text.endswith(_BINARY_SUFFIXES)
-    return canonical(parse_quantity(value).exact, binary=binary)
-
-
-def _containers_shape(containers: list[Json]) -> list[Json] | None:
-    if not containers:
-        return None
-    shape: list[Json] = []
-    for container in containers:
-        requests = (container.get("resources") or {}).get("requests") or {}
-        shape.append(
-            {
-                "resources": {
-                    "requests": {k: _go_quantity(v) for k, v in requests.items()} or None
-                },
-                "ports": container.get("ports") or None,
-            }
-        )
-    return shape
-
-
 def role_hash(pod: Pod) -> str:
-    """``getRoleHash``: the ``kueue.x-k8s.io/role-hash`` annotation, else the first 8 hex
-    digits of the SHA-256 of the pod's shape as Go marshals it (maps sorted by key)."""
+    """``getRoleHash``: the ``kueue.x-k8s.io/role-hash`` annotation (the webhook's), else
+    the hash of the pod's spec."""
     given = pod.metadata.annotations.get(ROLE_HASH_ANNOTATION)
-    if given is not None:
-        return given
-    spec = to_dict(pod.spec)
-    shape = {
-        "initContainers": _containers_shape(spec.get("initContainers") or []),
-        "containers": _containers_shape(spec.get("containers") or []),
-        "nodeSelector": spec.get("nodeSelector") or None,
-        "affinity": spec.get("affinity") or None,
-        "tolerations": spec.get("tolerations") or None,
-        "runtimeClassName": spec.get("runtimeClassName"),
-        "priority": spec.get("priority"),
-        "topologySpreadConstraints": spec.get("topologySpreadConstraints") or None,
-        "overhead": {k: _go_quantity(v) for k, v in (spec.get("overhead") or {}).items()} or None,
-        "resourceClaims": spec.get("resourceClaims") or None,
-    }
-    encoded = json.dumps({"spec": shape}, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(encoded.encode()).hexdigest()[:8]
+    return given if given is not None else spec_role_hash(to_dict(pod.spec))
 
 
 def group_total_count(pod: Pod) -> int:
@@ -383,7 +342,9 @@ def _start_patch(pod: Pod, wl: Workload, flavors: Mapping[str, ResourceFlavor], 
         for toleration in msgspec.to_builtins(flavor.spec.tolerations):
             if toleration not in tolerations:
                 tolerations.append(toleration)
-    gates = [{"name": g.name} for g in pod.spec.schedulingGates if g.name != SCHEDULING_GATE]
+    # The topology gate goes too: no pod set of Shoal's asks for a topology (``prepare``).
+    kept = [g.name for g in pod.spec.schedulingGates if g.name not in _KUEUE_GATES]
+    gates = [{"name": name} for name in kept]
     spec: Json = {"schedulingGates": gates or None}
     if selector:
         spec["nodeSelector"] = selector
