@@ -83,6 +83,12 @@ def is_managed(pod: Pod) -> bool:
     return pod.metadata.labels.get(MANAGED_LABEL) == MANAGED_VALUE
 
 
+def is_kueue_pod(pod: Pod) -> bool:
+    """A pod Kueue's pod integration reconciles: labelled managed, or still holding Kueue's
+    finalizer (which only its reconcile removes)."""
+    return is_managed(pod) or POD_FINALIZER in pod.metadata.finalizers
+
+
 def is_gated(pod: Pod) -> bool:
     return any(g.name == SCHEDULING_GATE for g in pod.spec.schedulingGates)
 
