@@ -540,6 +540,12 @@ def reconcile(
         return PodStep(actions, name)
     if wl is None:
         return _create(actions, live, group=group, name=name, now=now, classes=priority_classes)
+    if group and first.metadata.annotations.get(GROUP_SERVING_ANNOTATION) != "true":
+        reclaimable = _reclaimable(live)
+        if reclaimable != {r.name: r.count for r in wl.status.reclaimablePods}:
+            listed = [{"name": role, "count": count} for role, count in reclaimable.items()]
+            _status(actions, wl, {"reclaimablePods": listed or None})
+            return PodStep(actions, name)
     conditions = kueue.workload_conditions(wl)
     evicted = next(
         (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"), None
@@ -578,6 +584,16 @@ def reconcile(
     if not admitted:
         _stop(actions, live, "NotAdmitted", "Not admitted by cluster queue", now)
     return PodStep(actions, name)
+
+
+def _reclaimable(pods: Sequence[Pod]) -> dict[str, int]:
+    """``ReclaimablePods`` of a group: its succeeded pods per role (their quota is freed)."""
+    found: dict[str, int] = {}
+    for pod in pods:
+        if pod.status.phase == "Succeeded":
+            role = role_hash(pod)
+            found[role] = found.get(role, 0) + 1
+    return found
 
 
 def _owned_by(wl: Workload, pod: Pod) -> bool:

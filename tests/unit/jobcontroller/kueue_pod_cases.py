@@ -33,6 +33,7 @@ def pod(
     annotations: dict[str, str] | None = None,
     deleted: bool = False,
     node_selector: dict[str, str] | None = None,
+    memory: str = "",
 ) -> Pod:
     """``basePodWrapper``: ns ``ns``, uid ``test-uid``, one container asking 1 CPU."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
@@ -53,6 +54,8 @@ def pod(
         "restartPolicy": "Never",
         "containers": [{"name": "c", "image": "", "resources": {"requests": {"cpu": "1"}}}],
     }
+    if memory:
+        spec["containers"][0]["resources"]["requests"]["memory"] = memory
     if gated:
         spec["schedulingGates"] = [{"name": kueue_pods.SCHEDULING_GATE}]
     if node_selector:
@@ -137,6 +140,8 @@ def summary(actions: Actions, workloads: list[Workload]) -> Json:
                 now = (c["status"], c.get("reason"), c.get("message"))
                 if before.get((name, c["type"])) != now:
                     workload_status[c["type"]] = now
+            if "reclaimablePods" in patch.patch["status"]:
+                workload_status["reclaimablePods"] = patch.patch["status"]["reclaimablePods"]
             if "admission" in patch.patch["status"]:
                 workload_status["admission"] = patch.patch["status"]["admission"]
         elif patch.subresource == "status":

@@ -41,6 +41,8 @@ REPLACEMENT = {
     "reason": "PodsFailed",
     "message": "Some Failed pods need replacement",
 }
+CPU_AND_MEMORY = "4ebdd4a6"  # upstream's role hash of a pod asking 1 CPU and 1Gi
+SERVING = {kueue_pods.GROUP_SERVING_ANNOTATION: "true"}
 PREEMPTED_REPLACEMENT = {**REPLACEMENT, "reason": "Preempted", "message": PREEMPTED}
 
 
@@ -217,6 +219,19 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "workload is not finished if the pod in the group is running",
+        [group_pod(phase="Succeeded"), group_pod("pod2")],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+            )
+        ],
+        {"workload": {"reclaimablePods": [{"name": POD_UID, "count": 1}]}},
+    ),
+    (
         "workload is finished if all pods in the group has finished",
         [group_pod(phase="Succeeded"), group_pod("pod2", phase="Succeeded")],
         [
@@ -343,6 +358,42 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "reclaimable pods updated for pod group",
+        [
+            group_pod(total="3", phase="Failed"),
+            group_pod("pod2", total="3", phase="Running"),
+            group_pod("pod3", total="3", phase="Succeeded", memory="1Gi"),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2", "pod3"],
+                podsets=[(CPU_AND_MEMORY, 1), (POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {"workload": {"reclaimablePods": [{"name": CPU_AND_MEMORY, "count": 1}]}},
+    ),
+    (
+        "reclaimablePods field is not updated for a serving pod group",
+        [
+            group_pod(total="3", phase="Failed", annotations=SERVING),
+            group_pod("pod2", total="3", phase="Running", annotations=SERVING),
+            group_pod("pod3", total="3", phase="Succeeded", memory="1Gi", annotations=SERVING),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2", "pod3"],
+                podsets=[(CPU_AND_MEMORY, 1), (POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {},
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -393,11 +444,6 @@ NOT_PORTED: dict[str, str] = {
         "maximumExecutionTimeSeconds is not modelled"
     ),
     "workload is recreated when max exec time changes": "maximumExecutionTimeSeconds",
-    "workload is not finished if the pod in the group is running": (
-        "status.reclaimablePods is not written for pod groups"
-    ),
-    "reclaimable pods updated for pod group": "status.reclaimablePods",
-    "reclaimablePods field is not updated for a serving pod group": "status.reclaimablePods",
     "workload is not deleted if the pod in group has been deleted after admission": (
         "needs the fake client's garbage collection of owner references"
     ),
