@@ -288,19 +288,7 @@ def reconcile(
         if not suspended:
             return stop(wl, str(evicted.get("message") or ""))
         if wl.status.admission is not None and not active_pods:
-            requeued = "True" if evicted.get("reason") in ("Preempted", "NodeFailures") else "False"
-            reason, why = str(evicted.get("reason") or ""), str(evicted.get("message") or "")
-            status_patch(
-                actions,
-                wl,
-                [
-                    ("Requeued", requeued, reason, why),
-                    ("QuotaReserved", "False", "PendingEvaluation", why),
-                    ("Admitted", "False", "NoReservation", "The workload has no reservation"),
-                ],
-                now,
-                clear_admission=True,
-            )
+            clear_admission(actions, wl, evicted, now)
         return KueueStep(actions, run_job=not shape.gated)
     admitted = is_true(conditions, "Admitted")
     if shape.gated and admitted:
@@ -325,6 +313,25 @@ def reconcile(
     if not admitted:
         return stop(wl, "Not admitted by cluster queue")
     return KueueStep(actions, run_job=True)
+
+
+def clear_admission(actions: Actions, wl: Workload, evicted: Json, now: float) -> None:
+    """An evicted Workload whose job no longer runs gives its quota back: ``Requeued`` (true
+    when preempted or for node failures), ``QuotaReserved=False`` ``Pending``
+    (``UnsetQuotaReservationWithCondition``) and its admission cleared."""
+    reason, why = str(evicted.get("reason") or ""), str(evicted.get("message") or "")
+    requeued = "True" if reason in ("Preempted", "NodeFailures") else "False"
+    status_patch(
+        actions,
+        wl,
+        [
+            ("Requeued", requeued, reason, why),
+            ("QuotaReserved", "False", "Pending", why),
+            ("Admitted", "False", "NoReservation", "The workload has no reservation"),
+        ],
+        now,
+        clear_admission=True,
+    )
 
 
 def _restore(job: Any, shape: JobShape, wl: Workload) -> Json:

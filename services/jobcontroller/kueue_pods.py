@@ -497,6 +497,7 @@ def reconcile(
     absent = 0
     if group and wl is not None:
         matched = _match_group(pods, wl)
+        _own(actions, wl, matched.kept)
         _finalize(actions, [*matched.replaced, *matched.excess])
         for pod in matched.excess:
             if pod.metadata.deletionTimestamp is None:
@@ -554,19 +555,7 @@ def reconcile(
         why = str(evicted.get("message") or "")
         _stop(actions, live, f"WorkloadEvictedDueTo{evicted.get('reason') or ''}", why, now)
         if wl.status.admission is not None and not active(live, now):
-            requeued = "True" if evicted.get("reason") in ("Preempted", "NodeFailures") else "False"
-            reason = str(evicted.get("reason") or "")
-            kueue.status_patch(
-                actions,
-                wl,
-                [
-                    ("Requeued", requeued, reason, why),
-                    ("QuotaReserved", "False", "Pending", why),
-                    ("Admitted", "False", "NoReservation", "The workload has no reservation"),
-                ],
-                now,
-                clear_admission=True,
-            )
+            kueue.clear_admission(actions, wl, evicted, now)
         return PodStep(actions, name)
     admitted = is_true(conditions, "Admitted")
     if suspended(live):
@@ -584,6 +573,30 @@ def reconcile(
     if not admitted:
         _stop(actions, live, "NotAdmitted", "Not admitted by cluster queue", now)
     return PodStep(actions, name)
+
+
+def _own(actions: Actions, wl: Workload, pods: Sequence[Pod]) -> None:
+    """``EnsureWorkloadOwnedByAllMembers``: every pod of the group owns its Workload (a
+    replacement pod is added; the Event is the Workload's, posted here on the group's pod)."""
+    owners: list[Json] = [msgspec.to_builtins(ref) for ref in wl.metadata.ownerReferences]
+    known = {(o.get("kind"), o.get("name")) for o in owners}
+    added = [
+        _owner(pod, controller=False) for pod in pods if ("Pod", pod.metadata.name) not in known
+    ]
+    if not added:
+        return
+    body = {
+        "metadata": {
+            "resourceVersion": wl.metadata.resourceVersion,
+            "ownerReferences": [*owners, *added],
+        }
+    }
+    actions.patch.append(
+        Patch("Workload", kueue.workload_key(wl), body, api_version=kueue.KUEUE_API)
+    )
+    actions.events.append(
+        ("Normal", "OwnerReferencesAdded", f"Added {len(added)} owner reference(s)")
+    )
 
 
 def _reclaimable(pods: Sequence[Pod]) -> dict[str, int]:

@@ -77,6 +77,7 @@ def workload(
     admitted: list[tuple[str, str]] | None = None,
     conditions: list[Json] | None = None,
     deleted: bool = False,
+    reclaimable: list[tuple[str, int]] | None = None,
 ) -> Workload:
     """``MakeWorkload``: ``owners`` the pods that own it; ``admitted``: (pod set, flavor)."""
     refs = [
@@ -97,6 +98,8 @@ def workload(
             {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved"},
             {"type": "Admitted", "status": "True", "reason": "Admitted"},
         ]
+    if reclaimable:
+        status["reclaimablePods"] = [{"name": n, "count": c} for n, c in reclaimable]
     body = {"metadata": meta, "spec": {"queueName": queue, "podSets": sets}, "status": status}
     return convert(body, Workload)
 
@@ -132,10 +135,14 @@ def summary(actions: Actions, workloads: list[Workload]) -> Json:
     started: Json = {}
     stopped: Json = {}
     finalized: list[str] = []
+    out_owners: list[str] = []
     workload_status: Json = {}
     for patch in actions.patch:
         name = patch.key.split("/")[1]
-        if patch.kind == "Workload":
+        if patch.kind == "Workload" and "status" not in patch.patch:
+            refs = patch.patch["metadata"]["ownerReferences"]
+            out_owners.extend(r["name"] for r in refs)
+        elif patch.kind == "Workload":
             for c in patch.patch["status"].get("conditions") or []:
                 now = (c["status"], c.get("reason"), c.get("message"))
                 if before.get((name, c["type"])) != now:
@@ -166,6 +173,7 @@ def summary(actions: Actions, workloads: list[Workload]) -> Json:
         ("stopped", stopped),
         ("deleted", deleted),
         ("finalized", sorted(finalized)),
+        ("owners", out_owners),
         ("workload", workload_status),
         ("events", actions.events),
     ):

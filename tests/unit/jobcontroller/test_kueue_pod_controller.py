@@ -42,6 +42,7 @@ REPLACEMENT = {
     "message": "Some Failed pods need replacement",
 }
 CPU_AND_MEMORY = "4ebdd4a6"  # upstream's role hash of a pod asking 1 CPU and 1Gi
+PODS_READY_TIMEOUT = "Workload evicted due to a PodsReady timeout"
 SERVING = {kueue_pods.GROUP_SERVING_ANNOTATION: "true"}
 PREEMPTED_REPLACEMENT = {**REPLACEMENT, "reason": "Preempted", "message": PREEMPTED}
 
@@ -311,7 +312,7 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         [
             workload(
                 "test-group",
-                owners=["pod", "pod2"],
+                owners=["pod", "pod2", "pod3"],
                 podsets=[(POD_UID, 2)],
                 admitted=[("main", "unit-test-flavor")],
             )
@@ -394,6 +395,105 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         {},
     ),
     (
+        "all pods in a group should receive the event about preemption, unless already terminating",
+        [
+            group_pod("pod1", total="3"),
+            group_pod("pod2", total="3", deleted=True),
+            group_pod("pod3", total="3"),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod1", "pod2", "pod3"],
+                podsets=[(POD_UID, 3)],
+                conditions=[evicted(), PREEMPTED_REPLACEMENT],
+            )
+        ],
+        {
+            "stopped": {
+                name: ("TerminationTarget", "WorkloadEvictedDueToPreempted", PREEMPTED)
+                for name in ("pod1", "pod3")
+            },
+            "deleted": ["Pod/pod1", "Pod/pod3"],
+            "events": [("Normal", "Stopped", PREEMPTED)] * 2,
+        },
+    ),
+    (
+        "preemption reason should be propagated to termination target",
+        [group_pod("pod1", total="1")],
+        [
+            workload(
+                "test-group",
+                owners=["pod1"],
+                podsets=[(POD_UID, 3)],
+                conditions=[
+                    evicted("PodsReadyTimeout", PODS_READY_TIMEOUT),
+                    {
+                        **PREEMPTED_REPLACEMENT,
+                        "reason": "PodsReadyTimeout",
+                        "message": PODS_READY_TIMEOUT,
+                    },
+                ],
+            )
+        ],
+        {
+            "stopped": {
+                "pod1": (
+                    "TerminationTarget",
+                    "WorkloadEvictedDueToPodsReadyTimeout",
+                    PODS_READY_TIMEOUT,
+                )
+            },
+            "deleted": ["Pod/pod1"],
+            "events": [("Normal", "Stopped", PODS_READY_TIMEOUT)],
+        },
+    ),
+    (
+        "replacement pod should be started for set of Running, Failed, Succeeded pods",
+        [
+            group_pod(total="3", phase="Running"),
+            group_pod("pod2", total="3", phase="Failed"),
+            group_pod("pod3", total="3", phase="Succeeded"),
+            group_pod("replacement", total="3", gated=True),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2", "pod3"],
+                podsets=[(POD_UID, 3)],
+                admitted=[(POD_UID, "unit-test-flavor")],
+                reclaimable=[(POD_UID, 1)],
+            )
+        ],
+        {
+            "owners": ["pod", "pod2", "pod3", "replacement"],
+            "finalized": ["pod2"],
+            "started": {"replacement": started(POD_UID, "test-group", ARM64)},
+            "events": [
+                ("Normal", "OwnerReferencesAdded", "Added 1 owner reference(s)"),
+                ("Normal", "Started", "Admitted by clusterQueue cq"),
+            ],
+        },
+    ),
+    (
+        "deleted pods in incomplete group are finalized",
+        [
+            pod("p1", group="group", total="3", gated=True, phase="Pending", deleted=True),
+            pod("p2", group="group", total="3", gated=True, phase="Pending", deleted=True),
+        ],
+        [],
+        {
+            "finalized": ["p1", "p2"],
+            "events": [
+                (
+                    "Warning",
+                    "ErrWorkloadCompose",
+                    "'group' group has fewer runnable pods than expected",
+                )
+            ],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -462,9 +562,6 @@ NOT_PORTED: dict[str, str] = {
     "finalize workload for non existent pod": (
         "the ResourceInUse finalizer of Workloads is not modelled"
     ),
-    "replacement pod should be started for set of Running, Failed, Succeeded pods": (
-        "not ported yet"
-    ),
     "deleted pods in group should not be finalized if the workload doesn't match": (
         "group Workload re-creation on mismatch is not ported yet"
     ),
@@ -478,14 +575,9 @@ NOT_PORTED: dict[str, str] = {
     ),
     "delete excess pod that is gated": "not ported yet",
     "deletion of excess pod is blocked by another controller": "not ported yet",
-    "deleted pods in incomplete group are finalized": "not ported yet",
     "replacement pods are owning the workload": (
         "owner references of replacement pods are not added to the Workload yet"
     ),
-    "all pods in a group should receive the event about preemption, unless already terminating": (
-        "not ported yet"
-    ),
-    "preemption reason should be propagated to termination target": "not ported yet",
     "the failed pods are finalized in order": "not ported yet",
     "no failed pods are finalized while waiting for expectations": (
         "excess-pod expectations are not modelled"
