@@ -498,11 +498,8 @@ def reconcile(
     if group and wl is not None:
         matched = _match_group(pods, wl)
         _own(actions, wl, matched.kept)
-        _finalize(actions, [*matched.replaced, *matched.excess])
-        for pod in matched.excess:
-            if pod.metadata.deletionTimestamp is None:
-                actions.delete_object("Pod", key_of(pod))
-                actions.events.append(("Normal", "ExcessPodDeleted", "Excess pod deleted"))
+        _remove_excess(actions, matched.excess)
+        _finalize(actions, matched.replaced)
         live, absent = matched.kept, matched.absent
     if wl is not None and group:
         condition = _replacement_condition(wl, absent, now)
@@ -573,6 +570,15 @@ def reconcile(
     if not admitted:
         _stop(actions, live, "NotAdmitted", "Not admitted by cluster queue", now)
     return PodStep(actions, name)
+
+
+def _remove_excess(actions: Actions, pods: Sequence[Pod]) -> None:
+    """``removeExcessPods``: finalized, and deleted unless already being deleted."""
+    _finalize(actions, pods)
+    for pod in pods:
+        if pod.metadata.deletionTimestamp is None:
+            actions.delete_object("Pod", key_of(pod))
+            actions.events.append(("Normal", "ExcessPodDeleted", "Excess pod deleted"))
 
 
 def _own(actions: Actions, wl: Workload, pods: Sequence[Pod]) -> None:
@@ -647,15 +653,21 @@ def _create(
     now: float,
     classes: Mapping[str, PriorityClass] | None,
 ) -> PodStep:
-    """``handleJobWithNoWorkload`` for pods: a group first finalizes its failed pods and is
-    checked; a compose error is a Warning Event (``ErrWorkloadCompose``) and no Workload."""
+    """``handleJobWithNoWorkload`` for pods: a group first finalizes its failed pods, is
+    checked, and loses its youngest pods beyond the total count; a compose error is a Warning
+    Event (``ErrWorkloadCompose``) and no Workload."""
     first = pods[0]
     if group:
         _finalize(actions, [p for p in pods if not runnable_or_succeeded(p)])
     try:
+        live = list(pods)
         if group:
             validate_group(pods)
-        live = [p for p in pods if runnable_or_succeeded(p)] if group else list(pods)
+            live = sorted((p for p in pods if runnable_or_succeeded(p)), key=_active_order)
+            excess = len(live) - group_total_count(first)
+            if excess > 0:
+                _remove_excess(actions, live[-excess:])
+                live = live[:-excess]
         manifest = workload_manifest(live, group=group, priority_classes=classes)
     except ComposeError as exc:
         actions.events.append(("Warning", "ErrWorkloadCompose", str(exc)))

@@ -34,6 +34,7 @@ def pod(
     deleted: bool = False,
     node_selector: dict[str, str] | None = None,
     memory: str = "",
+    created: str = "",
 ) -> Pod:
     """``basePodWrapper``: ns ``ns``, uid ``test-uid``, one container asking 1 CPU."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
@@ -50,6 +51,8 @@ def pod(
         meta["finalizers"] = [kueue_pods.POD_FINALIZER]
     if deleted:
         meta["deletionTimestamp"] = "2023-11-14T22:00:00Z"
+    if created:
+        meta["creationTimestamp"] = created
     spec: Json = {
         "restartPolicy": "Never",
         "containers": [{"name": "c", "image": "", "resources": {"requests": {"cpu": "1"}}}],

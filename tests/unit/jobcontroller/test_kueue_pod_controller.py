@@ -43,6 +43,7 @@ REPLACEMENT = {
 }
 CPU_AND_MEMORY = "4ebdd4a6"  # upstream's role hash of a pod asking 1 CPU and 1Gi
 PODS_READY_TIMEOUT = "Workload evicted due to a PodsReady timeout"
+T0, T1, T2 = "2023-11-14T22:13:20Z", "2023-11-14T22:14:20Z", "2023-11-14T22:15:20Z"
 SERVING = {kueue_pods.GROUP_SERVING_ANNOTATION: "true"}
 PREEMPTED_REPLACEMENT = {**REPLACEMENT, "reason": "Preempted", "message": PREEMPTED}
 
@@ -494,6 +495,37 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "excess pods before wl creation, youngest pods are deleted",
+        [
+            group_pod(total="1", gated=True, created=T0),
+            group_pod("pod2", total="1", gated=True, created=T1),
+        ],
+        [],
+        {
+            "created": [("test-group", [(POD_UID, 1)])],
+            "finalized": ["pod2"],
+            "deleted": ["Pod/pod2"],
+            "events": [
+                ("Normal", "ExcessPodDeleted", "Excess pod deleted"),
+                ("Normal", "CreatedWorkload", "Created Workload: ns/test-group"),
+            ],
+        },
+    ),
+    (
+        "excess pods before admission, youngest pods are deleted",
+        [
+            group_pod(gated=True, created=T0),
+            group_pod("pod2", gated=True, created=T1),
+            group_pod("pod3", gated=True, created=T2),
+        ],
+        [workload("test-group", owners=["pod", "pod2", "pod3"], podsets=[(POD_UID, 2)])],
+        {
+            "finalized": ["pod3"],
+            "deleted": ["Pod/pod3"],
+            "events": [("Normal", "ExcessPodDeleted", "Excess pod deleted")],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -567,8 +599,6 @@ NOT_PORTED: dict[str, str] = {
     ),
     "workload is not deleted if all of the pods in the group are deleted": "not ported yet",
     "workload is not deleted if one pod role is absent from the cluster": "not ported yet",
-    "excess pods before wl creation, youngest pods are deleted": "not ported yet",
-    "excess pods before admission, youngest pods are deleted": "not ported yet",
     "excess pods in pod set after admission, youngest pods are deleted": "not ported yet",
     "waiting to observe previous deletion of excess pod, no pods are deleted": (
         "excess-pod expectations are not modelled"
