@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import msgspec
 from aiokafka.partitioner import murmur2
 
-from services.jobcontroller import kueue_pods, podgroups
+from services.jobcontroller import kueue_pod_workloads, podgroups
 from services.jobcontroller.batchjob import is_finished, orphans
 from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
 from services.jobcontroller.core import BATCH_CONTROLLER_NAME
@@ -296,12 +296,12 @@ class ControllerCache:
         if isinstance(new, Pod) and (self.needs_podgroup(new) or self.needs_release(new)):
             self._on_work(WorkKey(POD, key))
         for pod in (old, new):
-            if isinstance(pod, Pod) and kueue_pods.is_kueue_pod(pod):
+            if isinstance(pod, Pod) and kueue_pod_workloads.is_kueue_pod(pod):
                 self._kueue_pod_changed(key, pod, gone=pod is old and new is None)
 
     def _kueue_pod_changed(self, key: str, pod: Pod, *, gone: bool) -> None:
         """A pod of Kueue's pod integration wakes its own sync, or its group's."""
-        group = kueue_pods.group_name(pod)
+        group = kueue_pod_workloads.group_name(pod)
         if not group:
             self._on_work(WorkKey(POD, key))
             return
@@ -318,7 +318,7 @@ class ControllerCache:
     def _workload_changed(self, wl: Workload) -> None:
         """A Workload of Kueue's pod integration wakes its pod, or its pod group."""
         meta = wl.metadata
-        if meta.annotations.get(kueue_pods.IS_GROUP_WORKLOAD_ANNOTATION) == "true":
+        if meta.annotations.get(kueue_pod_workloads.IS_GROUP_WORKLOAD_ANNOTATION) == "true":
             self._on_work(WorkKey(KUEUE_POD_GROUP, object_key(meta.namespace, meta.name)))
             return
         ref = meta.controller_ref()

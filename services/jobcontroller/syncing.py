@@ -26,7 +26,15 @@ from typing import Any
 import msgspec
 import structlog
 
-from services.jobcontroller import cronjob, kinds, kueue, kueue_pods, observing, podgroups
+from services.jobcontroller import (
+    cronjob,
+    kinds,
+    kueue,
+    kueue_pod_workloads,
+    kueue_pods,
+    observing,
+    podgroups,
+)
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
@@ -253,7 +261,7 @@ class Syncer:
         pod = self._cache.pod(key.key)
         if pod is None:
             return SyncResult(Outcome())
-        if kueue_pods.is_kueue_pod(pod) and not kueue_pods.group_name(pod):
+        if kueue_pod_workloads.is_kueue_pod(pod) and not kueue_pod_workloads.group_name(pod):
             kueued = await self._sync_kueue_pods(key, [pod])
             if kueued.failed:
                 return SyncResult(kueued)
@@ -287,9 +295,11 @@ class Syncer:
         group = key.type_key == KUEUE_POD_GROUP
         namespace = pods[0].metadata.namespace
         if group:
-            name = kueue_pods.group_name(pods[0])
+            name = kueue_pod_workloads.group_name(pods[0])
         else:
-            name = kueue_pods.workload_name_for_pod(pods[0].metadata.name, pods[0].metadata.uid)
+            name = kueue_pod_workloads.workload_name_for_pod(
+                pods[0].metadata.name, pods[0].metadata.uid
+            )
         workload = self._cache.objects.get(WORKLOAD, object_key(namespace, name))
         cache = self._cache
         step = kueue_pods.reconcile(

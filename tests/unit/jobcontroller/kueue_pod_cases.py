@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from services.jobcontroller import kueue_pods
+from services.jobcontroller import kueue_pod_workloads
 from services.jobcontroller.core import Actions
 from shared.models import Pod, ResourceFlavor, Workload, convert
 
@@ -39,16 +39,16 @@ def pod(
     """``basePodWrapper``: ns ``ns``, uid ``test-uid``, one container asking 1 CPU."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
     if managed:
-        labels[kueue_pods.MANAGED_LABEL] = "true"
+        labels[kueue_pod_workloads.MANAGED_LABEL] = "true"
     if group:
-        labels[kueue_pods.GROUP_NAME_LABEL] = group
+        labels[kueue_pod_workloads.GROUP_NAME_LABEL] = group
     notes = dict(annotations or {})
     if total:
-        notes[kueue_pods.GROUP_TOTAL_COUNT_ANNOTATION] = total
+        notes[kueue_pod_workloads.GROUP_TOTAL_COUNT_ANNOTATION] = total
     meta: Json = {"name": name, "namespace": "ns", "uid": "test-uid", "resourceVersion": "1"}
     meta.update(labels=labels, annotations=notes)
     if finalizer:
-        meta["finalizers"] = [kueue_pods.POD_FINALIZER]
+        meta["finalizers"] = [kueue_pod_workloads.POD_FINALIZER]
     if deleted:
         meta["deletionTimestamp"] = "2023-11-14T22:00:00Z"
     if created:
@@ -60,7 +60,7 @@ def pod(
     if memory:
         spec["containers"][0]["resources"]["requests"]["memory"] = memory
     if gated:
-        spec["schedulingGates"] = [{"name": kueue_pods.SCHEDULING_GATE}]
+        spec["schedulingGates"] = [{"name": kueue_pod_workloads.SCHEDULING_GATE}]
     if node_selector:
         spec["nodeSelector"] = node_selector
     status: Json = {}

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from services.jobcontroller import kueue_pods
+from services.jobcontroller import kueue_pod_workloads, kueue_pods
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Pod, Workload
 from tests.unit.jobcontroller.kueue_pod_cases import (
@@ -29,7 +29,7 @@ from tests.unit.jobcontroller.kueue_pod_cases import (
 )
 
 Json = dict[str, Any]
-POD_WL = kueue_pods.workload_name_for_pod("pod", "test-uid")
+POD_WL = kueue_pod_workloads.workload_name_for_pod("pod", "test-uid")
 STARTED_LABELS = {
     "kueue.x-k8s.io/local-queue-name": USER_QUEUE,
     "kueue.x-k8s.io/cluster-queue-name": CLUSTER_QUEUE,
@@ -44,7 +44,7 @@ REPLACEMENT = {
 CPU_AND_MEMORY = "4ebdd4a6"  # upstream's role hash of a pod asking 1 CPU and 1Gi
 PODS_READY_TIMEOUT = "Workload evicted due to a PodsReady timeout"
 T0, T1, T2 = "2023-11-14T22:13:20Z", "2023-11-14T22:14:20Z", "2023-11-14T22:15:20Z"
-SERVING = {kueue_pods.GROUP_SERVING_ANNOTATION: "true"}
+SERVING = {kueue_pod_workloads.GROUP_SERVING_ANNOTATION: "true"}
 PREEMPTED_REPLACEMENT = {**REPLACEMENT, "reason": "Preempted", "message": PREEMPTED}
 
 
@@ -186,7 +186,7 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
             group_pod(
                 total="3",
                 gated=True,
-                annotations={kueue_pods.GROUP_FAST_ADMISSION_ANNOTATION: "true"},
+                annotations={kueue_pod_workloads.GROUP_FAST_ADMISSION_ANNOTATION: "true"},
             )
         ],
         [],
@@ -546,7 +546,7 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
             group_pod(
                 total="3",
                 phase="Failed",
-                annotations={kueue_pods.RETRIABLE_IN_GROUP_ANNOTATION: "false"},
+                annotations={kueue_pod_workloads.RETRIABLE_IN_GROUP_ANNOTATION: "false"},
             ),
             group_pod("pod2", total="3", phase="Succeeded"),
             group_pod("pod3", total="3", phase="Failed"),
@@ -669,7 +669,7 @@ NOT_PORTED: dict[str, str] = {
     ("pods", "workloads", "want"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_reconciler(pods: list[Pod], workloads: list[Workload], want: Json) -> None:
-    group = bool(kueue_pods.group_name(pods[0]))
+    group = bool(kueue_pod_workloads.group_name(pods[0]))
     step = kueue_pods.reconcile(
         pods, workloads, {"unit-test-flavor": UNIT_TEST_FLAVOR}, group=group, now=NOW
     )
@@ -689,20 +689,22 @@ def test_rows_cover_upstream_table() -> None:
 
 def test_get_workload_name_for_pod() -> None:
     """``TestGetWorkloadNameForPod``."""
-    first = kueue_pods.workload_name_for_pod("unit-test", "test-uid")
+    first = kueue_pod_workloads.workload_name_for_pod("unit-test", "test-uid")
     assert first.startswith("pod-unit-test-")
-    assert kueue_pods.workload_name_for_pod("unit-test", "test-uid") == first
-    other = kueue_pods.workload_name_for_pod("unit-test", "test-uid2")
+    assert kueue_pod_workloads.workload_name_for_pod("unit-test", "test-uid") == first
+    other = kueue_pod_workloads.workload_name_for_pod("unit-test", "test-uid2")
     assert other != first and other.startswith("pod-unit-test-")
 
 
 def test_pod_sets_no_annotations() -> None:
     """``TestPodSets``: "no annotations" (the TAS rows: topology requests are not modelled;
     the pod index label is named as with TAS on, Kueue's default)."""
-    (podset,) = kueue_pods.pod_sets([pod()], group=False)
+    (podset,) = kueue_pod_workloads.pod_sets([pod()], group=False)
     assert podset["name"] == "main" and podset["count"] == 1
     assert podset["template"]["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "1"}}
-    assert podset["topologyRequest"] == {"podIndexLabel": kueue_pods.POD_GROUP_POD_INDEX_LABEL}
+    assert podset["topologyRequest"] == {
+        "podIndexLabel": kueue_pod_workloads.POD_GROUP_POD_INDEX_LABEL
+    }
 
 
 def _terminating(name: str, ago: float, grace: int) -> Pod:
@@ -746,7 +748,7 @@ IS_ACTIVE_CASES: list[tuple[str, list[Pod], bool]] = [
 )
 def test_pod_is_active(pods: list[Pod], want: bool) -> None:
     """``TestPod_IsActive`` (FastQuotaReleaseInPodIntegration off, Kueue's default)."""
-    assert kueue_pods.active(pods, NOW) is want
+    assert kueue_pod_workloads.active(pods, NOW) is want
 
 
 # The other tests of pod_controller_test.go, row by row, and why they are not ported.

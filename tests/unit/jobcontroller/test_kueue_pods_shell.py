@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.jobcontroller import kueue_pods
+from services.jobcontroller import kueue_pod_workloads
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.executor import ActionExecutor
 from services.jobcontroller.syncing import Syncer
@@ -22,13 +22,13 @@ POD_RT = resource_for("v1", "Pod")
 
 
 def kueue_pod(name: str, *, group: str = "", owner: str = "") -> Json:
-    labels = {"kueue.x-k8s.io/queue-name": "user-queue", kueue_pods.MANAGED_LABEL: "true"}
+    labels = {"kueue.x-k8s.io/queue-name": "user-queue", kueue_pod_workloads.MANAGED_LABEL: "true"}
     annotations: dict[str, str] = {}
     if group:
-        labels[kueue_pods.GROUP_NAME_LABEL] = group
-        annotations[kueue_pods.GROUP_TOTAL_COUNT_ANNOTATION] = "2"
+        labels[kueue_pod_workloads.GROUP_NAME_LABEL] = group
+        annotations[kueue_pod_workloads.GROUP_TOTAL_COUNT_ANNOTATION] = "2"
     meta: Json = {"name": name, "namespace": "ns", "uid": f"uid-{name}", "labels": labels}
-    meta.update(annotations=annotations, finalizers=[kueue_pods.POD_FINALIZER])
+    meta.update(annotations=annotations, finalizers=[kueue_pod_workloads.POD_FINALIZER])
     if owner:
         meta["ownerReferences"] = [
             {"apiVersion": "batch/v1", "kind": "Job", "name": owner, "uid": "j", "controller": True}
@@ -37,7 +37,7 @@ def kueue_pod(name: str, *, group: str = "", owner: str = "") -> Json:
         "schedulerName": "shoal",
         "containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}],
         "schedulingGates": [
-            {"name": kueue_pods.SCHEDULING_GATE},
+            {"name": kueue_pod_workloads.SCHEDULING_GATE},
             {"name": "kueue.x-k8s.io/topology"},
         ],
     }
@@ -75,7 +75,7 @@ async def test_a_kueue_pod_gets_its_workload_and_is_ungated_when_admitted() -> N
     key = WorkKey(POD, "ns/p")
     assert key in world.work
     await world.syncer.sync(key)
-    name = kueue_pods.workload_name_for_pod("p", "uid-p")
+    name = kueue_pod_workloads.workload_name_for_pod("p", "uid-p")
     workload = world.kube.stored(WORKLOAD_RT, f"ns/{name}")
     assert workload is not None
     assert workload["spec"]["podSets"][0]["count"] == 1
@@ -114,7 +114,7 @@ async def test_a_pod_group_gets_one_workload_once_complete() -> None:
 async def test_a_pod_of_a_job_is_not_a_kueue_pod() -> None:
     world = World()
     body = kueue_pod("j-0", owner="j")
-    del body["metadata"]["labels"][kueue_pods.MANAGED_LABEL]
+    del body["metadata"]["labels"][kueue_pod_workloads.MANAGED_LABEL]
     body["metadata"]["finalizers"] = []
     world.kube.put(body)
     await world.syncer.sync(WorkKey(POD, "ns/j-0"))
