@@ -251,21 +251,20 @@ def reconcile(
     now: float,
     priority_classes: Mapping[str, PriorityClass] | None = None,
 ) -> PodStep:
-    """Kueue's pod reconciler over one pod (``group`` False) or every pod of a group in a
-    namespace; ``workloads``: those named as the job's Workload."""
+    """Kueue's pod reconciler (``ReconcileGenericJob`` for pods) over one pod (``group``
+    False) or every pod of a group in a namespace; ``workloads``: those named as the job's
+    Workload."""
     actions = Actions()
     if not pods:
         return PodStep(actions)
     first = pods[0]
     if not group and not is_managed(first):
-        return PodStep(actions)
+        return PodStep(actions)  # ``Skip``
     if not group and first.metadata.deletionTimestamp is not None:
         _finalize(actions, pods)
         return PodStep(actions)
-    if not group:
-        name = workload_name_for_pod(first.metadata.name, first.metadata.uid)
-    else:
-        name = group_name(first)
+    meta = first.metadata
+    name = group_name(first) if group else workload_name_for_pod(meta.name, meta.uid)
     if not kueue.queue_name(first):
         return PodStep(actions, name)
     if group:
@@ -276,83 +275,112 @@ def reconcile(
         stale = [w for w in owned if w is not wl]
         if stale:
             return _replace_stale(actions, first, stale, now, name)
-    live = list(pods)
-    absent = 0
+    live: Sequence[Pod] = pods
     if group and wl is not None:
         matched = _match_group(pods, wl)
         _own(actions, wl, matched.kept)
         _remove_excess(actions, matched.excess)
         _finalize(actions, matched.replaced)
-        live, absent = matched.kept, matched.absent
-    if wl is not None and group:
-        condition = _replacement_condition(wl, absent, now)
+        live = matched.kept
+        condition = _replacement_condition(wl, matched.absent, now)
         if condition is not None:
-            conditions = [
-                c for c in kueue.workload_conditions(wl) if c.get("type") != condition["type"]
-            ]
-            _status(actions, wl, {"conditions": [*conditions, condition]})
+            others = kueue.workload_conditions(wl)
+            kept = [c for c in others if c.get("type") != condition["type"]]
+            _status(actions, wl, {"conditions": [*kept, condition]})
             return PodStep(actions, name)
-    if wl is not None and is_true(kueue.workload_conditions(wl), "Finished"):
-        _finalize(actions, live)
-        actions.events.append(
-            (
-                "Normal",
-                "FinishedWorkload",
-                f"Workload '{kueue.workload_key(wl)}' is declared finished",
-            )
-        )
-        return PodStep(actions, name)
-    if wl is not None and wl.metadata.deletionTimestamp is not None:
-        _stop(actions, live, "WorkloadDeleted", "Workload is deleted", now, all_pods=True)
-        return PodStep(actions, name)
-    message, success, done = finished(live, group=group)
-    if done:
-        if wl is not None:
-            reason = "Succeeded" if success else "Failed"
-            kueue.status_patch(actions, wl, [("Finished", "True", reason, message)], now)
-            actions.events.append(
-                (
-                    "Normal",
-                    "FinishedWorkload",
-                    f"Workload '{kueue.workload_key(wl)}' is declared finished",
-                )
-            )
-        _finalize(actions, live)
-        return PodStep(actions, name)
     if wl is None:
+        if finished(live, group=group)[2]:
+            _finalize(actions, live)
+            return PodStep(actions, name)
         return _create(actions, live, group=group, name=name, now=now, classes=priority_classes)
-    if group and first.metadata.annotations.get(GROUP_SERVING_ANNOTATION) != "true":
-        reclaimable = _reclaimable(live)
+    if not _ended(actions, wl, live, group=group, now=now):
+        _run_or_stop(actions, wl, live, flavors, group=group, now=now)
+    return PodStep(actions, name)
+
+
+def _ended(actions: Actions, wl: Workload, pods: Sequence[Pod], *, group: bool, now: float) -> bool:
+    """The Workload finished or deleted, or the pods finished: what is left to do to them
+    (finalize, stop, declare the Workload finished); False when the job goes on."""
+    if is_true(kueue.workload_conditions(wl), "Finished"):
+        _finalize(actions, pods)
+        actions.events.append(_finished_event(wl))
+        return True
+    if wl.metadata.deletionTimestamp is not None:
+        _stop(actions, pods, "WorkloadDeleted", "Workload is deleted", now, all_pods=True)
+        return True
+    message, success, done = finished(pods, group=group)
+    if not done:
+        return False
+    reason = "Succeeded" if success else "Failed"
+    kueue.status_patch(actions, wl, [("Finished", "True", reason, message)], now)
+    actions.events.append(_finished_event(wl))
+    _finalize(actions, pods)
+    return True
+
+
+def _finished_event(wl: Workload) -> tuple[str, str, str]:
+    return (
+        "Normal",
+        "FinishedWorkload",
+        f"Workload '{kueue.workload_key(wl)}' is declared finished",
+    )
+
+
+def _run_or_stop(
+    actions: Actions,
+    wl: Workload,
+    pods: Sequence[Pod],
+    flavors: Mapping[str, ResourceFlavor],
+    *,
+    group: bool,
+    now: float,
+) -> None:
+    """A live job with its Workload: the reclaimable pods recorded, then stopped when evicted
+    (the admission cleared once no pod runs), started when admitted, stopped when running
+    without admission."""
+    first = pods[0] if pods else None
+    serving = first is not None and first.metadata.annotations.get(GROUP_SERVING_ANNOTATION)
+    if group and serving != "true":
+        reclaimable = _reclaimable(pods)
         if reclaimable != {r.name: r.count for r in wl.status.reclaimablePods}:
             listed = [{"name": role, "count": count} for role, count in reclaimable.items()]
             _status(actions, wl, {"reclaimablePods": listed or None})
-            return PodStep(actions, name)
+            return
     conditions = kueue.workload_conditions(wl)
     evicted = next(
         (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"), None
     )
     if evicted is not None:
         why = str(evicted.get("message") or "")
-        _stop(actions, live, f"WorkloadEvictedDueTo{evicted.get('reason') or ''}", why, now)
-        if wl.status.admission is not None and not active(live, now):
+        _stop(actions, pods, f"WorkloadEvictedDueTo{evicted.get('reason') or ''}", why, now)
+        if wl.status.admission is not None and not active(pods, now):
             kueue.clear_admission(actions, wl, evicted, now)
-        return PodStep(actions, name)
+        return
     admitted = is_true(conditions, "Admitted")
-    if suspended(live):
+    if suspended(pods):
         if admitted:
-            queue = wl.status.admission.clusterQueue if wl.status.admission else ""
-            for pod in live:
-                if not is_gated(pod):
-                    continue
-                podset = role_hash(pod) if group else DEFAULT_POD_SET
-                actions.patch.append(
-                    Patch("Pod", key_of(pod), _start_patch(pod, wl, flavors, podset))
-                )
-                actions.events.append(("Normal", "Started", f"Admitted by clusterQueue {queue}"))
-        return PodStep(actions, name)
+            _start(actions, wl, pods, flavors, group=group)
+        return
     if not admitted:
-        _stop(actions, live, "NotAdmitted", "Not admitted by cluster queue", now)
-    return PodStep(actions, name)
+        _stop(actions, pods, "NotAdmitted", "Not admitted by cluster queue", now)
+
+
+def _start(
+    actions: Actions,
+    wl: Workload,
+    pods: Sequence[Pod],
+    flavors: Mapping[str, ResourceFlavor],
+    *,
+    group: bool,
+) -> None:
+    """``Run``: each gated pod started with its pod set's info (Event ``Started``)."""
+    queue = wl.status.admission.clusterQueue if wl.status.admission else ""
+    for pod in pods:
+        if not is_gated(pod):
+            continue
+        podset = role_hash(pod) if group else DEFAULT_POD_SET
+        actions.patch.append(Patch("Pod", key_of(pod), _start_patch(pod, wl, flavors, podset)))
+        actions.events.append(("Normal", "Started", f"Admitted by clusterQueue {queue}"))
 
 
 def _remove_excess(actions: Actions, pods: Sequence[Pod]) -> None:
