@@ -526,6 +526,73 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "workload is not deleted if all of the pods in the group are deleted",
+        [group_pod(deleted=True), group_pod("pod2", deleted=True)],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {},
+    ),
+    (
+        "workload is not deleted if one pod role is absent from the cluster",
+        [group_pod(deleted=True)],
+        [
+            workload(
+                "test-group",
+                owners=["pod"],
+                podsets=[("absent-pod-role", 1), (POD_UID, 1)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {},
+    ),
+    (
+        "excess pods in pod set after admission, youngest pods are deleted",
+        [group_pod(created=T0), group_pod("pod2", gated=True, created=T2)],
+        [
+            workload(
+                "test-group",
+                owners=["pod"],
+                podsets=[("aaf269e6", 1), (POD_UID, 1)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {
+            "finalized": ["pod2"],
+            "deleted": ["Pod/pod2"],
+            "events": [("Normal", "ExcessPodDeleted", "Excess pod deleted")],
+        },
+    ),
+    (
+        "delete excess pod that is gated",
+        [
+            group_pod(created=T0),
+            group_pod("pod2", created=T1),
+            group_pod("pod3", gated=True, created=T1),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod", "pod2", "pod3"],
+                podsets=[(POD_UID, 2)],
+                admitted=[("main", "unit-test-flavor")],
+            )
+        ],
+        {
+            "finalized": ["pod3"],
+            "deleted": ["Pod/pod3"],
+            "events": [("Normal", "ExcessPodDeleted", "Excess pod deleted")],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -597,13 +664,9 @@ NOT_PORTED: dict[str, str] = {
     "deleted pods in group should not be finalized if the workload doesn't match": (
         "group Workload re-creation on mismatch is not ported yet"
     ),
-    "workload is not deleted if all of the pods in the group are deleted": "not ported yet",
-    "workload is not deleted if one pod role is absent from the cluster": "not ported yet",
-    "excess pods in pod set after admission, youngest pods are deleted": "not ported yet",
     "waiting to observe previous deletion of excess pod, no pods are deleted": (
         "excess-pod expectations are not modelled"
     ),
-    "delete excess pod that is gated": "not ported yet",
     "deletion of excess pod is blocked by another controller": "not ported yet",
     "replacement pods are owning the workload": (
         "owner references of replacement pods are not added to the Workload yet"
