@@ -47,7 +47,7 @@ from services.jobcontroller.kueue_pod_workloads import (
 )
 from shared.kube.conditions import is_true
 from shared.kube.keys import key_of
-from shared.kube.timefmt import format_rfc3339
+from shared.kube.timefmt import format_rfc3339, parse_rfc3339
 from shared.models import Json, Pod, PriorityClass, ResourceFlavor, Workload
 
 _KUEUE_GATES = (SCHEDULING_GATE, TOPOLOGY_GATE)
@@ -162,7 +162,10 @@ class _Matched:
     absent: int
 
 
-def _match_group(pods: Sequence[Pod], wl: Workload) -> _Matched:
+def _match_group(pods: Sequence[Pod], wl: Workload, now: float) -> _Matched:
+    """``FindMatchingWorkloads`` for a group: per pod set, the pods beyond its count (the
+    youngest, gated first) are excess; the failed ones not needed to account for it are
+    finalized (the longest inactive first); what is missing is ``absent``."""
     active_pods = [p for p in pods if runnable_or_succeeded(p)]
     inactive = [p for p in pods if not runnable_or_succeeded(p)]
     kept: list[Pod] = []
@@ -182,7 +185,7 @@ def _match_group(pods: Sequence[Pod], wl: Workload) -> _Matched:
             kept += role_active
         finalizable = min(len(role_inactive), len(role_inactive) + len(role_active) - ps.count)
         if finalizable > 0:
-            role_inactive.sort(key=_inactive_order, reverse=True)
+            role_inactive.sort(key=lambda pod: _inactive_order(pod, now))
             replaced += role_inactive[-finalizable:]
             kept += role_inactive[:-finalizable]
         else:
@@ -199,13 +202,26 @@ def _active_order(pod: Pod) -> tuple[bool, bool, str]:
     )
 
 
-def _inactive_order(pod: Pod) -> tuple[bool, str, str]:
-    """``sortInactivePods`` reversed: the pods finalized first are the last ones."""
+def _inactive_order(pod: Pod, now: float) -> tuple[bool, float, str]:
+    """``sortInactivePods``: with the finalizer first, then the most recently active, then
+    oldest; the pods finalized first are the last ones."""
     return (
-        POD_FINALIZER in pod.metadata.finalizers,
-        pod.metadata.deletionTimestamp or "",
+        POD_FINALIZER not in pod.metadata.finalizers,
+        -_last_active(pod, now),
         pod.metadata.creationTimestamp or "",
     )
+
+
+def _last_active(pod: Pod, now: float) -> float:
+    """``lastActiveTime``: when its containers failed, or its deletion, whichever is first."""
+    failed = now
+    for condition in pod.status.conditions:
+        if condition.type == "ContainersReady":
+            if condition.status == "False" and condition.reason == "Failed":
+                failed = parse_rfc3339(condition.lastTransitionTime) or now
+            break
+    deleted = parse_rfc3339(pod.metadata.deletionTimestamp)
+    return min(failed, deleted if deleted is not None else now)
 
 
 def _replacement_condition(wl: Workload, absent: int, now: float) -> Json | None:
@@ -277,7 +293,7 @@ def reconcile(
             return _replace_stale(actions, first, stale, now, name)
     live: Sequence[Pod] = pods
     if group and wl is not None:
-        matched = _match_group(pods, wl)
+        matched = _match_group(pods, wl, now)
         _own(actions, wl, matched.kept)
         _remove_excess(actions, matched.excess)
         _finalize(actions, matched.replaced)

@@ -35,6 +35,8 @@ def pod(
     node_selector: dict[str, str] | None = None,
     memory: str = "",
     created: str = "",
+    deleted_at: str = "",
+    conditions: list[Json] | None = None,
 ) -> Pod:
     """``basePodWrapper``: ns ``ns``, uid ``test-uid``, one container asking 1 CPU."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
@@ -49,8 +51,8 @@ def pod(
     meta.update(labels=labels, annotations=notes)
     if finalizer:
         meta["finalizers"] = [kueue_pod_workloads.POD_FINALIZER]
-    if deleted:
-        meta["deletionTimestamp"] = "2023-11-14T22:00:00Z"
+    if deleted or deleted_at:
+        meta["deletionTimestamp"] = deleted_at or "2023-11-14T22:00:00Z"
     if created:
         meta["creationTimestamp"] = created
     spec: Json = {
@@ -68,6 +70,8 @@ def pod(
         status["phase"] = phase
     if message:
         status["message"] = message
+    if conditions:
+        status["conditions"] = conditions
     return convert({"metadata": meta, "spec": spec, "status": status}, Pod)
 
 

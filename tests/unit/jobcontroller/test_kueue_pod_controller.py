@@ -48,6 +48,16 @@ SERVING = {kueue_pod_workloads.GROUP_SERVING_ANNOTATION: "true"}
 PREEMPTED_REPLACEMENT = {**REPLACEMENT, "reason": "Preempted", "message": PREEMPTED}
 
 
+def failed_at(offset: float) -> Json:
+    """The ContainersReady condition of a pod whose containers failed ``offset`` s from NOW."""
+    return {
+        "type": "ContainersReady",
+        "status": "False",
+        "reason": "Failed",
+        "lastTransitionTime": format_rfc3339(NOW + offset),
+    }
+
+
 def started(podset: str, wl: str, selector: dict[str, str] | None = None) -> Json:
     labels = {"kueue.x-k8s.io/podset": podset, **STARTED_LABELS}
     return {
@@ -593,6 +603,48 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "the failed pods are finalized in order",
+        [
+            group_pod("active-pod", total="4"),
+            group_pod(
+                "finished-with-error", total="4", phase="Failed", conditions=[failed_at(-300)]
+            ),
+            group_pod(
+                "deleted",
+                total="4",
+                phase="Failed",
+                deleted_at=format_rfc3339(NOW - 240),
+                conditions=[failed_at(-180)],
+            ),
+            group_pod(
+                "finished-with-error2", total="4", phase="Failed", conditions=[failed_at(-180)]
+            ),
+            group_pod("replacement1", total="4"),
+            group_pod("replacement2", total="4"),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["active-pod", "finished-with-error", "deleted", "finished-with-error2"],
+                podsets=[(POD_UID, 4)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {
+            "owners": [
+                "active-pod",
+                "finished-with-error",
+                "deleted",
+                "finished-with-error2",
+                "replacement1",
+                "replacement2",
+            ],
+            "finalized": ["deleted", "finished-with-error"],
+            "events": [("Normal", "OwnerReferencesAdded", "Added 2 owner reference(s)")],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -671,7 +723,6 @@ NOT_PORTED: dict[str, str] = {
     "replacement pods are owning the workload": (
         "owner references of replacement pods are not added to the Workload yet"
     ),
-    "the failed pods are finalized in order": "not ported yet",
     "no failed pods are finalized while waiting for expectations": (
         "excess-pod expectations are not modelled"
     ),
