@@ -119,3 +119,34 @@ async def test_a_pod_of_a_job_is_not_a_kueue_pod() -> None:
     world.kube.put(body)
     await world.syncer.sync(WorkKey(POD, "ns/j-0"))
     assert world.kube.of_kind("Workload") == []
+
+
+async def test_an_evicted_pod_is_stopped_then_finalized() -> None:
+    world = World()
+    world.kube.put(kueue_pod("p"))
+    key = WorkKey(POD, "ns/p")
+    await world.syncer.sync(key)
+    name = kueue_pod_workloads.workload_name_for_pod("p", "uid-p")
+    await world.admit(name, "main")
+    await world.syncer.sync(key)
+    await world.kube.patch(POD_RT, "p", {"status": {"phase": "Running"}}, namespace="ns")
+    evicted = {
+        "type": "Evicted",
+        "status": "True",
+        "reason": "Preempted",
+        "message": "Preempted to accommodate a higher priority Workload",
+    }
+    stored = world.kube.stored(WORKLOAD_RT, f"ns/{name}")
+    assert stored is not None
+    conditions = [*stored["status"]["conditions"], evicted]
+    await world.kube.patch(
+        WORKLOAD_RT, name, {"status": {"conditions": conditions}}, namespace="ns"
+    )
+    await world.syncer.sync(key)
+    (status_patch,) = [c for c in world.kube.calls if c[0] == "patch/status" and c[1] == "Pod"]
+    (condition,) = status_patch[3]["status"]["conditions"]
+    assert (condition["type"], condition["reason"]) == (
+        "TerminationTarget",
+        "WorkloadEvictedDueToPreempted",
+    )
+    assert world.kube.verbs("delete", "Pod") == ["ns/p"]
