@@ -645,6 +645,36 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "no unnecessary additional failed pods are finalized",
+        [
+            group_pod("finished-with-error", phase="Failed", conditions=[failed_at(-300)]),
+            group_pod(
+                "finished-with-error-no-finalizer",
+                finalizer=False,
+                phase="Failed",
+                conditions=[failed_at(-180)],
+            ),
+            group_pod("replacement"),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["finished-with-error", "finished-with-error-no-finalizer"],
+                podsets=[(POD_UID, 4)],
+                admitted=[("main", "unit-test-flavor")],
+                conditions=[REPLACEMENT],
+            )
+        ],
+        {
+            "owners": [
+                "finished-with-error",
+                "finished-with-error-no-finalizer",
+                "replacement",
+            ],
+            "events": [("Normal", "OwnerReferencesAdded", "Added 1 owner reference(s)")],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -726,7 +756,6 @@ NOT_PORTED: dict[str, str] = {
     "no failed pods are finalized while waiting for expectations": (
         "excess-pod expectations are not modelled"
     ),
-    "no unnecessary additional failed pods are finalized": "not ported yet",
     "workload is created with correct labels for a single pod": (
         "Configuration labelKeysToCopy is not read"
     ),
