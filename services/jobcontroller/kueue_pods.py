@@ -489,15 +489,15 @@ def _create(
     if group:
         _finalize(actions, [p for p in pods if not runnable_or_succeeded(p)])
     try:
-        live = list(pods)
+        members = list(pods)  # the group's Workload is owned by its failed pods too
         if group:
             validate_group(pods)
-            live = sorted((p for p in pods if runnable_or_succeeded(p)), key=_active_order)
-            excess = len(live) - group_total_count(first)
+            runnable = sorted((p for p in pods if runnable_or_succeeded(p)), key=_active_order)
+            excess = len(runnable) - group_total_count(first)
             if excess > 0:
-                _remove_excess(actions, live[-excess:])
-                live = live[:-excess]
-        manifest = workload_manifest(live, group=group, priority_classes=classes)
+                _remove_excess(actions, runnable[-excess:])
+                members = runnable[:-excess]
+        manifest = workload_manifest(members, group=group, priority_classes=classes)
     except ComposeError as exc:
         actions.events.append(("Warning", "ErrWorkloadCompose", str(exc)))
         return PodStep(actions, name)

@@ -37,6 +37,7 @@ def pod(
     created: str = "",
     deleted_at: str = "",
     conditions: list[Json] | None = None,
+    other_finalizers: tuple[str, ...] = (),
 ) -> Pod:
     """``basePodWrapper``: ns ``ns``, uid ``test-uid``, one container asking 1 CPU."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
@@ -49,8 +50,8 @@ def pod(
         notes[kueue_pod_workloads.GROUP_TOTAL_COUNT_ANNOTATION] = total
     meta: Json = {"name": name, "namespace": "ns", "uid": "test-uid", "resourceVersion": "1"}
     meta.update(labels=labels, annotations=notes)
-    if finalizer:
-        meta["finalizers"] = [kueue_pod_workloads.POD_FINALIZER]
+    meta["finalizers"] = [kueue_pod_workloads.POD_FINALIZER] if finalizer else []
+    meta["finalizers"] += other_finalizers
     if deleted or deleted_at:
         meta["deletionTimestamp"] = deleted_at or "2023-11-14T22:00:00Z"
     if created:

@@ -675,6 +675,26 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "deletion of excess pod is blocked by another controller",
+        [
+            group_pod(total="1", gated=True, created=T0),
+            group_pod(
+                "pod2",
+                total="1",
+                gated=True,
+                finalizer=False,
+                other_finalizers=("kubernetes",),
+                created=T1,
+                deleted=True,
+            ),
+        ],
+        [],
+        {
+            "created": [("test-group", [(POD_UID, 1)])],
+            "events": [("Normal", "CreatedWorkload", "Created Workload: ns/test-group")],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -749,7 +769,6 @@ NOT_PORTED: dict[str, str] = {
     "waiting to observe previous deletion of excess pod, no pods are deleted": (
         "excess-pod expectations are not modelled"
     ),
-    "deletion of excess pod is blocked by another controller": "not ported yet",
     "replacement pods are owning the workload": (
         "owner references of replacement pods are not added to the Workload yet"
     ),
@@ -935,3 +954,16 @@ OTHER_TESTS_NOT_PORTED: dict[str, str] = {
 )
 def test_other_rows_not_ported(reason: str) -> None:
     pytest.skip(reason)
+
+
+def test_a_group_workload_is_owned_by_its_inactive_pods_too() -> None:
+    """As ``ConstructComposableWorkload`` sets an owner reference for every pod it listed
+    (upstream's "deletion of excess pod is blocked by another controller" wants both)."""
+    pods = [
+        group_pod(total="1", gated=True, created=T0),
+        group_pod("pod2", total="1", gated=True, finalizer=False, created=T1, deleted=True),
+    ]
+    step = kueue_pods.reconcile(pods, [], {}, group=True, now=NOW)
+    (created,) = step.actions.create
+    assert [r["name"] for r in created["metadata"]["ownerReferences"]] == ["pod", "pod2"]
+    assert created["metadata"]["annotations"] == {"kueue.x-k8s.io/is-group-workload": "true"}
