@@ -695,6 +695,31 @@ CASES: list[tuple[str, list[Pod], list[Workload], Json]] = [
         },
     ),
     (
+        "deleted unschedulable pods are finalized",
+        [
+            group_pod("pod1", phase="Running", created=T0),
+            group_pod("pod2", phase="Pending", deleted=True, created=T0),
+            group_pod("replacement", gated=True, created=T1),
+        ],
+        [
+            workload(
+                "test-group",
+                owners=["pod1", "pod2"],
+                podsets=[(POD_UID, 2)],
+                admitted=[(POD_UID, "no-such-flavor")],
+            )
+        ],
+        {
+            "owners": ["pod1", "pod2", "replacement"],
+            "finalized": ["pod2"],
+            "started": {"replacement": started(POD_UID, "test-group")},
+            "events": [
+                ("Normal", "OwnerReferencesAdded", "Added 1 owner reference(s)"),
+                ("Normal", "Started", "Admitted by clusterQueue cq"),
+            ],
+        },
+    ),
+    (
         "if there's not enough non-failed pods in the group, workload should not be created",
         [group_pod(gated=True), group_pod("pod2", phase="Failed")],
         [],
@@ -795,7 +820,6 @@ NOT_PORTED: dict[str, str] = {
     "admission check message is recorded as event for each pod in the group": (
         "admission checks are not modelled"
     ),
-    "deleted unschedulable pods are finalized": "not ported yet",
     "shouldn't set waiting for pods ready condition to true when all pods pending": (
         "waitForPodsReady is not modelled"
     ),
