@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import msgspec
 from aiokafka.partitioner import murmur2
 
-from services.jobcontroller import podgroups
+from services.jobcontroller import kueue_pod_workloads, podgroups
 from services.jobcontroller.batchjob import is_finished, orphans
 from services.jobcontroller.batchjob.keys import TRACKING_FINALIZER
 from services.jobcontroller.core import BATCH_CONTROLLER_NAME
@@ -33,8 +33,10 @@ from services.jobcontroller.workkeys import (
     BATCH_JOB,
     COMMAND,
     JOB_TYPES,
+    KUEUE_POD_GROUP,
     OWNED_TYPES,
     POD,
+    WORKLOAD,
     WorkKey,
     expectation_key,
 )
@@ -43,7 +45,7 @@ from shared.events import ObjectDeleted, ObjectModified, StateEvent, raw_object
 from shared.expectations import Expectations, UidExpectations
 from shared.kube.keys import object_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import Command, Job, Model, OwnerReference, Pod
+from shared.models import Command, Job, Model, OwnerReference, Pod, Workload
 
 # How many uids of deleted jobs are remembered: dependents a racing sync created arrive within
 # seconds of the deletion, and the collector's work is done once they are gone.
@@ -106,6 +108,8 @@ class ControllerCache:
         self._owned: dict[WorkKey, dict[str, set[str]]] = {}
         self._loose: dict[tuple[str, str], set[str]] = {}  # (type, namespace) → ownerless
         self._gone: OrderedDict[str, None] = OrderedDict()  # uids of deleted jobs, oldest first
+        # Kueue pod groups (``namespace/group``) → the keys of their pods.
+        self._pod_groups: dict[str, set[str]] = {}
 
     def apply(self, event: StateEvent) -> None:
         """Apply one record; a job that does not decode is remembered as invalid, not raised."""
@@ -218,7 +222,9 @@ class ControllerCache:
                 self._owned_changed(type_key, key, old, new)
             return
         if type_key == POD:
-            self._pod_changed(key, new)
+            self._pod_changed(key, old, new)
+        if type_key == WORKLOAD:
+            self._workload_changed(obj)  # type: ignore[arg-type]
         if type_key in OWNED_TYPES or type_key == COMMAND:
             self._owned_changed(type_key, key, old, new)
 
@@ -286,9 +292,43 @@ class ControllerCache:
         """A tracking finalizer that no running Job will remove (``batchjob.orphans``)."""
         return orphans.needs_release(pod, self.controller_job(pod), self.batch_managed_by)
 
-    def _pod_changed(self, key: str, new: Model | None) -> None:
+    def _pod_changed(self, key: str, old: Model | None, new: Model | None) -> None:
         if isinstance(new, Pod) and (self.needs_podgroup(new) or self.needs_release(new)):
             self._on_work(WorkKey(POD, key))
+        for pod in (old, new):
+            if isinstance(pod, Pod) and kueue_pod_workloads.is_kueue_pod(pod):
+                self._kueue_pod_changed(key, pod, gone=pod is old and new is None)
+
+    def _kueue_pod_changed(self, key: str, pod: Pod, *, gone: bool) -> None:
+        """A pod of Kueue's pod integration wakes its own sync, or its group's."""
+        group = kueue_pod_workloads.group_name(pod)
+        if not group:
+            self._on_work(WorkKey(POD, key))
+            return
+        group_key = object_key(pod.metadata.namespace, group)
+        members = self._pod_groups.setdefault(group_key, set())
+        if gone:
+            members.discard(key)
+            if not members:
+                del self._pod_groups[group_key]
+        else:
+            members.add(key)
+        self._on_work(WorkKey(KUEUE_POD_GROUP, group_key))
+
+    def _workload_changed(self, wl: Workload) -> None:
+        """A Workload of Kueue's pod integration wakes its pod, or its pod group."""
+        meta = wl.metadata
+        if meta.annotations.get(kueue_pod_workloads.IS_GROUP_WORKLOAD_ANNOTATION) == "true":
+            self._on_work(WorkKey(KUEUE_POD_GROUP, object_key(meta.namespace, meta.name)))
+            return
+        ref = meta.controller_ref()
+        if ref is not None and ref.apiVersion == "v1" and ref.kind == "Pod":
+            self._on_work(WorkKey(POD, object_key(meta.namespace, ref.name)))
+
+    def pod_group(self, key: str) -> list[Pod]:
+        """The cached pods of a Kueue pod group (``namespace/group``), by name."""
+        found = (self.pod(name) for name in sorted(self._pod_groups.get(key, ())))
+        return [pod for pod in found if pod is not None]
 
     def _batch_job_changed(self, job: WorkKey, new: Model | None) -> None:
         """A Job that is gone or finished leaves its pods' finalizers to the orphan path."""

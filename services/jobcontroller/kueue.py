@@ -70,14 +70,17 @@ class KueueStep:
 # -- names and manifests ------------------------------------------------------------------------
 
 
-def workload_name(job: Any, group: str) -> str:
+def owner_workload_name(kind: str, group: str, name: str, uid: str) -> str:
     """``GetWorkloadNameForOwnerWithGVK``: ``<kind>-<name>`` cut to fit, ``-`` and a hash."""
-    meta = job.metadata
     digest = hashlib.sha1(
-        "\n".join((job.kind, group, meta.name, meta.uid)).encode(), usedforsecurity=False
+        "\n".join((kind, group, name, uid)).encode(), usedforsecurity=False
     ).hexdigest()
-    prefix = f"{job.kind.lower()}-{meta.name}"[: _MAX_NAME - 1 - _HASH]
+    prefix = f"{kind.lower()}-{name}"[: _MAX_NAME - 1 - _HASH]
     return f"{prefix}-{digest[:_HASH]}"
+
+
+def workload_name(job: Any, group: str) -> str:
+    return owner_workload_name(job.kind, group, job.metadata.name, job.metadata.uid)
 
 
 def queue_name(job: Any) -> str:
@@ -104,7 +107,7 @@ def workload_manifest(
     if workload_class:
         spec["priorityClassRef"] = _priority_class_ref(WORKLOAD_PRIORITY_CLASS, workload_class)
     else:
-        spec.update(_pod_priority(priority_class, priority_classes or {}))
+        spec.update(pod_priority(priority_class, priority_classes or {}))
     return {
         "apiVersion": KUEUE_API,
         "kind": "Workload",
@@ -127,7 +130,7 @@ def workload_manifest(
     }
 
 
-def _pod_priority(name: str, classes: Mapping[str, PriorityClass]) -> Json:
+def pod_priority(name: str, classes: Mapping[str, PriorityClass]) -> Json:
     """``GetPriorityFromPriorityClass``: the named PriorityClass's value; with no name, the
     global default's (the one with the lowest value if several), else priority 0 and no
     class. A class not (yet) in the cache leaves the priority out: Kueue's webhook refuses
@@ -263,11 +266,15 @@ def reconcile(
 
     message, success, finished = shape.finished(job)
     if finished:
-        if wl is not None and not is_true(_conditions(wl), "Finished"):
+        if wl is not None and not is_true(workload_conditions(wl), "Finished"):
             reason = "Succeeded" if success else "Failed"
-            _status_patch(actions, wl, [("Finished", "True", reason, message)], now)
+            status_patch(actions, wl, [("Finished", "True", reason, message)], now)
             actions.events.append(
-                ("Normal", "FinishedWorkload", f"Workload '{_key(wl)}' is declared finished")
+                (
+                    "Normal",
+                    "FinishedWorkload",
+                    f"Workload '{workload_key(wl)}' is declared finished",
+                )
             )
         return KueueStep(actions, run_job=True)
     if wl is None:
@@ -279,7 +286,7 @@ def reconcile(
         if not suspended:
             return stop(None, None)
         return KueueStep(actions, run_job=not shape.gated)
-    conditions = _conditions(wl)
+    conditions = workload_conditions(wl)
     evicted = next(
         (c for c in conditions if c.get("type") == "Evicted" and c.get("status") == "True"), None
     )
@@ -287,19 +294,7 @@ def reconcile(
         if not suspended:
             return stop(wl, str(evicted.get("message") or ""))
         if wl.status.admission is not None and not active_pods:
-            requeued = "True" if evicted.get("reason") in ("Preempted", "NodeFailures") else "False"
-            reason, why = str(evicted.get("reason") or ""), str(evicted.get("message") or "")
-            _status_patch(
-                actions,
-                wl,
-                [
-                    ("Requeued", requeued, reason, why),
-                    ("QuotaReserved", "False", "PendingEvaluation", why),
-                    ("Admitted", "False", "NoReservation", "The workload has no reservation"),
-                ],
-                now,
-                clear_admission=True,
-            )
+            clear_admission(actions, wl, evicted, now)
         return KueueStep(actions, run_job=not shape.gated)
     admitted = is_true(conditions, "Admitted")
     if shape.gated and admitted:
@@ -326,6 +321,25 @@ def reconcile(
     return KueueStep(actions, run_job=True)
 
 
+def clear_admission(actions: Actions, wl: Workload, evicted: Json, now: float) -> None:
+    """An evicted Workload whose job no longer runs gives its quota back: ``Requeued`` (true
+    when preempted or for node failures), ``QuotaReserved=False`` ``Pending``
+    (``UnsetQuotaReservationWithCondition``) and its admission cleared."""
+    reason, why = str(evicted.get("reason") or ""), str(evicted.get("message") or "")
+    requeued = "True" if reason in ("Preempted", "NodeFailures") else "False"
+    status_patch(
+        actions,
+        wl,
+        [
+            ("Requeued", requeued, reason, why),
+            ("QuotaReserved", "False", "Pending", why),
+            ("Admitted", "False", "NoReservation", "The workload has no reservation"),
+        ],
+        now,
+        clear_admission=True,
+    )
+
+
 def _restore(job: Any, shape: JobShape, wl: Workload) -> Json:
     patch = shape.template_patch(job, _restored_specs(job, shape, wl))
     if shape is BATCH_JOB and MIN_PARALLELISM_ANNOTATION in job.metadata.annotations:
@@ -348,16 +362,16 @@ def _partial_admission(job: Any, shape: JobShape, wl: Workload) -> Json:
     return {"spec": spec}
 
 
-def _conditions(wl: Workload) -> list[Json]:
+def workload_conditions(wl: Workload) -> list[Json]:
     found: list[Json] = msgspec.to_builtins(wl.status.conditions)
     return found
 
 
-def _key(wl: Workload) -> str:
+def workload_key(wl: Workload) -> str:
     return f"{wl.metadata.namespace or 'default'}/{wl.metadata.name}"
 
 
-def _status_patch(
+def status_patch(
     actions: Actions,
     wl: Workload,
     changes: list[tuple[str, str, str, str]],
@@ -367,7 +381,7 @@ def _status_patch(
 ) -> None:
     """A status write of the whole condition list (a merge patch replaces lists), guarded by
     the resourceVersion it was computed from."""
-    current = _conditions(wl)
+    current = workload_conditions(wl)
     conditions = [dict(c) for c in current]
     stamp = format_rfc3339(now)
     for kind, value, reason, message in changes:
@@ -381,7 +395,7 @@ def _status_patch(
         Patch(
             kind="Workload",
             api_version=KUEUE_API,
-            key=_key(wl),
+            key=workload_key(wl),
             patch={"metadata": {"resourceVersion": wl.metadata.resourceVersion}, "status": status},
             subresource="status",
         )

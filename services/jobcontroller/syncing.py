@@ -2,7 +2,9 @@
 
 A job key runs its kind's reconcile (``kinds.reconciler_for``) on what the cache holds for it
 (``observing.observe``); a plain-pod key runs ``podgroups.reconcile_pod`` (its PodGroup and
-the annotation joining it, or an orphan's tracking finalizer). Both are executed by the same
+the annotation joining it, or an orphan's tracking finalizer), after Kueue's pod integration
+(``kueue_pods``) for a pod Kueue's webhook took in; a Kueue pod-group key runs that integration
+over the group's pods. Both are executed by the same
 ``ActionExecutor.execute``. Bad input never escapes: a job that does not decode, or whose
 reconcile rejects its spec (``UserError`` and subclasses), gets one Warning Event per distinct
 message and, for a Volcano Job, the message in ``status.state``; then the key is done until the
@@ -24,24 +26,36 @@ from typing import Any
 import msgspec
 import structlog
 
-from services.jobcontroller import cronjob, kinds, kueue, observing, podgroups
+from services.jobcontroller import (
+    cronjob,
+    kinds,
+    kueue,
+    kueue_pod_workloads,
+    kueue_pods,
+    observing,
+    podgroups,
+)
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.core import Actions, Observed
 from services.jobcontroller.executor import ActionExecutor, Outcome, status_patches
 from services.jobcontroller.workkeys import (
     CRON_JOB,
+    KUEUE_POD_GROUP,
     OWNED_TYPES,
     POD,
     PODGROUP,
+    PRIORITY_CLASS,
+    RESOURCE_FLAVOR,
     VOLCANO_JOB,
+    WORKLOAD,
     WorkKey,
     expectation_key,
     kind_of,
 )
 from shared.errors import UserError
-from shared.kube.keys import key_of, split_key
+from shared.kube.keys import key_of, object_key, split_key
 from shared.kube.schedulers import SHOAL_SCHEDULER_NAMES
-from shared.models import CronJob, Json, to_dict
+from shared.models import CronJob, Json, Pod, to_dict
 from shared.models.volcano import VolcanoJobStatus
 
 _log = structlog.get_logger()
@@ -96,6 +110,8 @@ class Syncer:
     async def sync(self, key: WorkKey) -> SyncResult:
         if key.type_key == POD:
             return await self._sync_pod(key)
+        if key.type_key == KUEUE_POD_GROUP:
+            return SyncResult(await self._sync_kueue_pods(key, self._cache.pod_group(key.key)))
         collected = await self._collect_garbage(key)
         if collected.failed:
             return SyncResult(collected)
@@ -245,6 +261,10 @@ class Syncer:
         pod = self._cache.pod(key.key)
         if pod is None:
             return SyncResult(Outcome())
+        if kueue_pod_workloads.is_kueue_pod(pod) and not kueue_pod_workloads.group_name(pod):
+            kueued = await self._sync_kueue_pods(key, [pod])
+            if kueued.failed:
+                return SyncResult(kueued)
         group = podgroups.podgroup_key(pod)
         actions = podgroups.reconcile_pod(
             pod,
@@ -266,6 +286,33 @@ class Syncer:
             if not created:
                 self._creating.pop(group, None)
         return SyncResult(outcome)
+
+    async def _sync_kueue_pods(self, key: WorkKey, pods: list[Pod]) -> Outcome:
+        """Kueue's pod integration for one pod or a pod group (``kueue_pods.reconcile``); the
+        Events go on the first pod."""
+        if not pods:
+            return Outcome()
+        group = key.type_key == KUEUE_POD_GROUP
+        namespace = pods[0].metadata.namespace
+        if group:
+            name = kueue_pod_workloads.group_name(pods[0])
+        else:
+            name = kueue_pod_workloads.workload_name_for_pod(
+                pods[0].metadata.name, pods[0].metadata.uid
+            )
+        workload = self._cache.objects.get(WORKLOAD, object_key(namespace, name))
+        cache = self._cache
+        step = kueue_pods.reconcile(
+            pods,
+            [workload] if workload is not None else [],
+            {f.metadata.name: f for f in cache.cluster_scoped(RESOURCE_FLAVOR)},
+            group=group,
+            now=self._wall_clock(),
+            priority_classes={c.metadata.name: c for c in cache.cluster_scoped(PRIORITY_CLASS)},
+        )
+        if not step.actions.changes_objects() and not step.actions.events:
+            return Outcome()
+        return await self._executor.execute(key, _head(pods[0]), step.actions)
 
     async def _podgroup_exists(self, key: str) -> bool:
         """The cache holds the PodGroup, or another pod's sync created it (waiting for it)."""

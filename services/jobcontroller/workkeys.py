@@ -22,6 +22,9 @@ PYTORCH_JOB = "kubeflow.org/v1/PyTorchJob"
 WORKLOAD = "kueue.x-k8s.io/v1beta2/Workload"
 RESOURCE_FLAVOR = "kueue.x-k8s.io/v1beta2/ResourceFlavor"
 PRIORITY_CLASS = "scheduling.k8s.io/v1/PriorityClass"
+# Kueue's pod integration: a group of plain pods (``kueue.x-k8s.io/pod-group-name``) is synced
+# as one, under this type key and ``namespace/group``.
+KUEUE_POD_GROUP = "kueue.x-k8s.io/pod-group"
 JOB_TYPES = frozenset({BATCH_JOB, CRON_JOB, VOLCANO_JOB, PYTORCH_JOB})
 # Kinds a job owns and creates; expectations are kept per (job, kind).
 OWNED_TYPES = (POD, PODGROUP, SERVICE, WORKLOAD)
@@ -34,7 +37,8 @@ def kind_of(type_key: str) -> str:
 
 
 class WorkKey(NamedTuple):
-    """What a worker syncs: a job (``type_key`` is one of JOB_TYPES) or a plain pod (POD)."""
+    """What a worker syncs: a job (``type_key`` is one of JOB_TYPES), a plain pod (POD) or a
+    Kueue pod group (KUEUE_POD_GROUP)."""
 
     type_key: str
     key: str  # namespace/name

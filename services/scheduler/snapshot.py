@@ -367,8 +367,14 @@ class _Build:
         table.add_all(placed)
 
     def _job_key(self, reading: PodReading, owner: JobInfo | None) -> str | None:
-        """The pod's job ("" for a pod that only takes room on its node); None: left out."""
+        """The pod's job ("" for a pod that only takes room on its node); None: left out.
+        A pending pod with scheduling gates is left out until they are removed, as the API
+        server refuses to bind it (kube-scheduler's ``SchedulingGates`` PreEnqueue)."""
         pod_key, handled = reading.key, reading.handled
+        gates = reading.pod.spec.schedulingGates
+        if gates and reading.status is _PENDING and not reading.pod.spec.nodeName:
+            self.skipped[pod_key] = "scheduling gated: " + ", ".join(g.name for g in gates)
+            return None
         if reading.requests is None:
             if handled and owner is not None:
                 self.job_errors.setdefault(

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.webhook.core.kueue_jobs import KUEUE_DEFAULT_LOCAL_QUEUE
+from services.webhook.core.kueue_jobs import (
+    KUEUE_DEFAULT_LOCAL_QUEUE,
+    KUEUE_JOB_KINDS,
+    KUEUE_UNMANAGED_NAMESPACES,
+    queue_name,
+)
 from services.webhook.core.queues import Snapshot
 from services.webhook.core.webhooks import Webhook
 from shared.kube import KubeClient
@@ -21,6 +26,24 @@ Obj = dict[str, Any]
 QUEUE = RESOURCES[("scheduling.volcano.sh/v1beta1", "Queue")]
 NAMESPACE = RESOURCES[("v1", "Namespace")]
 LOCAL_QUEUE = RESOURCES[("kueue.x-k8s.io/v1beta2", "LocalQueue")]
+
+
+def _may_take_default_queue(request: Obj) -> bool:
+    """Whether Kueue's webhooks could give the object the namespace's default LocalQueue:
+    not when it names a queue, lives in a namespace Kueue does not manage, or is controlled
+    by a Kueue job kind (every pod a job controller creates). Saves the read on those."""
+    obj = request.get("object")
+    if not isinstance(obj, dict) or queue_name(obj):
+        return False
+    if str(request.get("namespace") or "") in KUEUE_UNMANAGED_NAMESPACES:
+        return False
+    owners = (obj.get("metadata") or {}).get("ownerReferences") or []
+    return not any(
+        isinstance(o, dict)
+        and o.get("controller")
+        and (o.get("apiVersion"), o.get("kind")) in KUEUE_JOB_KINDS
+        for o in owners
+    )
 
 
 class ClusterReader:
@@ -44,7 +67,7 @@ class ClusterReader:
                     raise
             else:
                 namespaces[namespace] = dict(ns["metadata"].get("annotations") or {})
-        if "localqueues" in webhook.reads and namespace:
+        if "localqueues" in webhook.reads and namespace and _may_take_default_queue(request):
             try:
                 await self._kube.get(LOCAL_QUEUE, KUEUE_DEFAULT_LOCAL_QUEUE, namespace)
             except ApiError as error:

@@ -119,6 +119,10 @@ class TopologySpreadConstraint(Model):
     matchLabelKeys: list[str] = []
 
 
+class PodSchedulingGate(Model):
+    name: str
+
+
 class PodSpec(Model):
     containers: list[Container] = []
     initContainers: list[Container] = []
@@ -136,6 +140,7 @@ class PodSpec(Model):
     hostname: str | None = None
     subdomain: str | None = None
     terminationGracePeriodSeconds: int | None = None
+    schedulingGates: list[PodSchedulingGate] = []
 
 
 class ContainerState(Model):

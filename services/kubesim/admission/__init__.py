@@ -135,8 +135,11 @@ class Webhooks:
                 continue
             response = self._review(webhook, operation, rtype, obj, None)
             self._raise_if_denied(webhook, rtype, obj, response)
+            operations = patch_operations(response)
+            if not operations:  # most pods pass Kueue's pod webhook untouched: no copy
+                continue
             try:
-                obj = json_patch(obj, patch_operations(response))
+                obj = json_patch(obj, operations)
             except PatchError as error:
                 raise apierrors.ApiError(
                     500, f"failed to apply the patch of webhook {webhook.name!r}: {error}"

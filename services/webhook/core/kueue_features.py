@@ -25,6 +25,8 @@ class KueueFeatures:
     concurrent_admission: bool = False
     # Beta since 0.20: a PodSet's requests and limits may not be negative.
     workload_validate_resources_are_non_negative: bool = True
+    # Beta since 0.16: a pod suspended by its Kueue parent gets no Kueue finalizer.
+    skip_finalizers_for_pods_suspended_by_parent: bool = True
     # Beta since 0.20: a PodSet's topology slice sizes are checked.
     tas_validate_workload_slice_size: bool = True
     # Beta since 0.20: a PodSet template's labels and annotations are checked.

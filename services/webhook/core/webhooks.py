@@ -19,6 +19,7 @@ from services.webhook.core import (
     kueue_clusterqueue,
     kueue_cohort,
     kueue_jobs,
+    kueue_pods,
     kueue_resourceflavor,
     kueue_workload,
     pytorchjob,
@@ -293,6 +294,15 @@ WEBHOOKS: tuple[Webhook, ...] = (
         KUEUE,
         Rule("kueue.x-k8s.io", "v1beta2", "cohorts", _CREATE_UPDATE),
         validate=_cohort,
+    ),
+    Webhook(
+        kueue_pods.WEBHOOK,
+        "/kueue/mutate--v1-pod",
+        KUEUE,
+        Rule("", "v1", "pods", _CREATE),
+        patch=kueue_pods.default_pod,
+        reads=frozenset({"localqueues"}),
+        skip_system_namespaces=True,
     ),
     # Optional ones last: a deployment that turns them on appends them (kustomize, Helm).
     _volcano(

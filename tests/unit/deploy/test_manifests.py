@@ -366,6 +366,8 @@ EXPECTED_GRANTS: dict[str, set[Rule]] = {
     ),
     "jobcontroller": _rules(
         ("core", "pods services configmaps", "create delete patch"),
+        ("core", "pods/status", "patch"),
+        ("core", "pods/finalizers", "update"),
         ("core", "secrets", "get create delete"),
         ("networking.k8s.io", "networkpolicies", "get create delete"),
         ("scheduling.volcano.sh", "podgroups", "create delete patch"),

@@ -177,7 +177,7 @@ def test_a_stopped_evicted_job_gives_its_quota_back(reason: str, requeued: str) 
         sync(j, workloads=[workload_of(j, conditions=[evicted], admitted=True)])
     )
     assert status["admission"] is None
-    assert _condition(status, "QuotaReserved")["reason"] == "PendingEvaluation"
+    assert _condition(status, "QuotaReserved")["reason"] == "Pending"
     assert _condition(status, "Admitted")["status"] == "False"
     assert (_condition(status, "Requeued")["status"], _condition(status, "Requeued")["reason"]) == (
         requeued,

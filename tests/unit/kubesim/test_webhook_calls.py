@@ -116,6 +116,36 @@ def test_a_job_created_where_a_default_local_queue_exists_is_queued_and_suspende
 
 
 @pytest.mark.parametrize(
+    ("namespace", "labels", "gated"),
+    [
+        ("team", {KUEUE_QUEUE_LABEL: "user-queue"}, True),
+        ("team", {}, False),
+        ("kube-system", {KUEUE_QUEUE_LABEL: "user-queue"}, False),
+    ],
+    ids=["queue-labelled", "no-queue", "kube-system"],
+)
+def test_a_pod_of_a_kueue_queue_is_stored_gated_by_kueues_pod_webhook(
+    namespace: str, labels: dict[str, str], gated: bool
+) -> None:
+    store = _store()
+    pods = _rtype("", "v1", "pods")
+    body = {
+        "metadata": {"name": "p", "labels": labels},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+    }
+    created = store.create(pods, namespace, body)
+    gates = [g["name"] for g in created["spec"].get("schedulingGates") or []]
+    managed = created["metadata"]["labels"].get("kueue.x-k8s.io/managed")
+    finalizers = created["metadata"].get("finalizers") or []
+    if gated:
+        assert gates == ["kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology"]
+        assert managed == "true" and finalizers == ["kueue.x-k8s.io/managed"]
+        assert len(created["metadata"]["annotations"]["kueue.x-k8s.io/role-hash"]) == 8
+    else:
+        assert (gates, managed, finalizers) == ([], None, [])
+
+
+@pytest.mark.parametrize(
     "plural",
     ["resourceflavors", "clusterqueues", "localqueues", "workloads", "workloadpriorityclasses",
      "cohorts"],

@@ -160,6 +160,16 @@ def test_missing_queue_is_a_condition_not_a_crash() -> None:
     assert "nowhere" in (condition.message or "")
 
 
+def test_a_scheduling_gated_pod_is_left_out_until_ungated() -> None:
+    gate = [{"name": "kueue.x-k8s.io/admission"}]
+    result = schedule(
+        [node("n1"), group("g"), pod("gated", "g", schedulingGates=gate), group("o"), pod("o", "o")]
+    )
+    assert result.binds == {"default/o": "n1"}
+    assert result.skipped["default/gated"] == "scheduling gated: kueue.x-k8s.io/admission"
+    assert schedule([node("n1"), group("g"), pod("gated", "g")]).binds == {"default/gated": "n1"}
+
+
 def test_pods_without_podgroup_are_skipped_with_reason() -> None:
     result = schedule([node("n1"), pod("orphan", "missing")])
     assert result.binds == {}
