@@ -105,7 +105,7 @@ def workload_manifest(
     spec: Json = {"queueName": queue_name(job), "podSets": podsets}
     workload_class = meta.labels.get(PRIORITY_CLASS_LABEL)
     if workload_class:
-        spec["priorityClassRef"] = _priority_class_ref(WORKLOAD_PRIORITY_CLASS, workload_class)
+        spec.update(workload_priority(workload_class))
     else:
         spec.update(pod_priority(priority_class, priority_classes or {}))
     return {
@@ -128,6 +128,12 @@ def workload_manifest(
         },
         "spec": spec,
     }
+
+
+def workload_priority(name: str) -> Json:
+    """The Workload's priority from the ``kueue.x-k8s.io/priority-class`` label: a reference
+    to that WorkloadPriorityClass (v1beta2's ``priorityClassRef``)."""
+    return {"priorityClassRef": _priority_class_ref(WORKLOAD_PRIORITY_CLASS, name)}
 
 
 def pod_priority(name: str, classes: Mapping[str, PriorityClass]) -> Json:

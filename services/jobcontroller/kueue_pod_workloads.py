@@ -176,8 +176,7 @@ def workload_manifest(
     spec: Json = {"queueName": kueue.queue_name(first), "podSets": sets}
     workload_class = first.metadata.labels.get(kueue.PRIORITY_CLASS_LABEL)
     if workload_class:
-        spec["priorityClassName"] = workload_class
-        spec["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
+        spec.update(kueue.workload_priority(workload_class))
     else:
         spec.update(kueue.pod_priority(first.spec.priorityClassName or "", priority_classes or {}))
     return {"apiVersion": kueue.KUEUE_API, "kind": "Workload", "metadata": metadata, "spec": spec}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from services.jobcontroller import kueue_pod_workloads
 from services.jobcontroller.cache import ControllerCache
 from services.jobcontroller.executor import ActionExecutor
@@ -14,10 +16,10 @@ from services.jobcontroller.workkeys import KUEUE_POD_GROUP, POD, WorkKey
 from shared.events import ObjectEvent
 from shared.expectations import Expectations
 from shared.kube.resources import resource_for
-from shared.models import Json
+from shared.models import Json, Pod
 from tests.unit.jobcontroller.fakekube import FakeKube
 
-WORKLOAD_RT = resource_for("kueue.x-k8s.io/v1beta1", "Workload")
+WORKLOAD_RT = resource_for("kueue.x-k8s.io/v1beta2", "Workload")
 POD_RT = resource_for("v1", "Pod")
 
 
@@ -150,3 +152,18 @@ async def test_an_evicted_pod_is_stopped_then_finalized() -> None:
         "WorkloadEvictedDueToPreempted",
     )
     assert world.kube.verbs("delete", "Pod") == ["ns/p"]
+
+
+def test_a_pod_with_a_workload_priority_class_label_gets_its_reference() -> None:
+    # v1beta2 names the class in spec.priorityClassRef (v1beta1's priorityClassName and
+    # priorityClassSource are not in the stored schema and would be pruned).
+    raw = kueue_pod("p")
+    raw["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = "high"
+    pod = msgspec.convert(raw, Pod)
+    spec = kueue_pod_workloads.workload_manifest([pod], group=False)["spec"]
+    assert spec["priorityClassRef"] == {
+        "group": "kueue.x-k8s.io",
+        "kind": "WorkloadPriorityClass",
+        "name": "high",
+    }
+    assert "priorityClassName" not in spec
