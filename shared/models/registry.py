@@ -80,9 +80,10 @@ _RESOURCE_LIST_KEYS = frozenset(
         "deserved",
     }
 )
-# Keys that hold a ResourceList only under one parent: a Volcano Queue's ``guarantee.resource``
-# (an autoscaling/v2 MetricSpec's ``resource`` is a metric source, not a ResourceList).
-_RESOURCE_LIST_UNDER = {"resource": "guarantee"}
+# Keys that hold a ResourceList only under some parents: a Volcano Queue's ``guarantee.resource``
+# and ``status.reservation.resource`` (an autoscaling/v2 MetricSpec's ``resource`` is a metric
+# source, not a ResourceList).
+_RESOURCE_LIST_UNDER = {"resource": frozenset({"guarantee", "reservation"})}
 _PATH = re.compile(r"at `\$\.?(.*)`")
 
 
@@ -113,7 +114,7 @@ def describe(obj: Mapping[str, Any], index: int | None = None) -> str:
 
 def _is_resource_list(key: object, parent: object) -> bool:
     return key in _RESOURCE_LIST_KEYS or (
-        isinstance(key, str) and key in _RESOURCE_LIST_UNDER and _RESOURCE_LIST_UNDER[key] == parent
+        isinstance(key, str) and parent in _RESOURCE_LIST_UNDER.get(key, ())
     )
 
 

@@ -126,9 +126,14 @@ def test_invalid_metric_specs_are_refused_naming_the_field(
     assert needle in message
 
 
-def test_a_queue_guarantee_resource_is_still_a_resource_list() -> None:
+@pytest.mark.parametrize(
+    ("field", "path"),
+    [("spec: {guarantee: ", "spec.guarantee"), ("status: {reservation: ", "status.reservation")],
+    ids=["guarantee", "reservation"],
+)
+def test_a_queues_resource_is_still_a_resource_list(field: str, path: str) -> None:
     queue = "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
-    (loaded,) = load_manifests(queue + "spec: {guarantee: {resource: {cpu: '2'}}}\n")
+    (loaded,) = load_manifests(queue + field + "{resource: {cpu: '2'}}}\n")
     assert isinstance(loaded, Queue)
-    with pytest.raises(ManifestError, match=r"spec\.guarantee\.resource\.cpu: invalid quantity"):
-        load_manifests(queue + "spec: {guarantee: {resource: {cpu: two}}}\n")
+    with pytest.raises(ManifestError, match=rf"{path}\.resource\.cpu: invalid quantity"):
+        load_manifests(queue + field + "{resource: {cpu: two}}}\n")
