@@ -14,6 +14,7 @@ import msgspec
 import yaml
 
 from shared.errors import ManifestError, QuantityError
+from shared.models.autoscaling import MetricSpecError, check_metric_specs
 from shared.models.base import Json, Model, Resource
 from shared.models.batch import CronJob, Job
 from shared.models.core import (
@@ -78,9 +79,12 @@ _RESOURCE_LIST_KEYS = frozenset(
         "minResources",
         "capability",
         "deserved",
-        "resource",
     }
 )
+# Keys that hold a ResourceList only under some parents: a Volcano Queue's ``guarantee.resource``
+# and ``status.reservation.resource`` (an autoscaling/v2 MetricSpec's ``resource`` is a metric
+# source, not a ResourceList).
+_RESOURCE_LIST_UNDER = {"resource": frozenset({"guarantee", "reservation"})}
 _PATH = re.compile(r"at `\$\.?(.*)`")
 
 
@@ -109,12 +113,18 @@ def describe(obj: Mapping[str, Any], index: int | None = None) -> str:
     return f"{where} ({obj.get('kind', '?')} {name})"
 
 
-def check_quantities(obj: Any, path: str = "") -> None:
+def _is_resource_list(key: object, parent: object) -> bool:
+    return key in _RESOURCE_LIST_KEYS or (
+        isinstance(key, str) and parent in _RESOURCE_LIST_UNDER.get(key, ())
+    )
+
+
+def check_quantities(obj: Any, path: str = "", parent: object = None) -> None:
     """Parse every ResourceList quantity in ``obj``; raise QuantityError naming the path."""
     if isinstance(obj, dict):
         for key, value in obj.items():
             sub = f"{path}.{key}" if path else str(key)
-            if key in _RESOURCE_LIST_KEYS and isinstance(value, dict):
+            if _is_resource_list(key, parent) and isinstance(value, dict):
                 for name, quantity in value.items():
                     if isinstance(quantity, str | int | float):
                         try:
@@ -122,7 +132,7 @@ def check_quantities(obj: Any, path: str = "") -> None:
                         except QuantityError as exc:
                             raise QuantityError(f"field {sub}.{name}: {exc}") from None
             else:
-                check_quantities(value, sub)
+                check_quantities(value, sub, key)
     elif isinstance(obj, list):
         for i, item in enumerate(obj):
             check_quantities(item, f"{path}[{i}]")
@@ -144,9 +154,20 @@ def decode_object(obj: Mapping[str, Any], *, document: str = "", strict_kind: bo
         model = Resource
     try:
         check_quantities(obj)
+        if model is PyTorchJob:
+            _check_elastic_metrics(obj)
     except QuantityError as exc:
         raise ManifestError(str(exc), document=document) from None
+    except MetricSpecError as exc:
+        raise ManifestError(exc.message, document=document, field=exc.field) from None
     return convert(obj, model, document=document)
+
+
+def _check_elastic_metrics(obj: Mapping[str, Any]) -> None:
+    spec = obj.get("spec")
+    policy = spec.get("elasticPolicy") if isinstance(spec, Mapping) else None
+    if isinstance(policy, Mapping) and policy.get("metrics") is not None:
+        check_metric_specs(policy["metrics"], "spec.elasticPolicy.metrics")
 
 
 def iter_documents(text: str, *, source: str = "input") -> Iterator[tuple[int, Json]]:
