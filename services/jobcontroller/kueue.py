@@ -42,6 +42,7 @@ from services.jobcontroller.kueue_kinds import (
 from shared.kube.conditions import is_true, same_ignoring_time, set_condition
 from shared.kube.timefmt import format_rfc3339
 from shared.models import Json, Pod, PriorityClass, ResourceFlavor, Workload
+from shared.models.kueue import PodSetAssignment
 from shared.models.volcano import TASK_SPEC_KEY
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -173,19 +174,33 @@ def _started_specs(
     specs: list[Json] = []
     for name, _, template, _ in shape.templates(job):
         spec = template.get("spec") or {}
-        selector = dict(spec.get("nodeSelector") or {})
-        tolerations = list(spec.get("tolerations") or [])
-        assignment = assignments.get(name)
-        for flavor_name in sorted(set(assignment.flavors.values()) if assignment else ()):
-            flavor = flavors.get(flavor_name)
-            if flavor is None:
-                continue
-            selector.update(flavor.spec.nodeLabels)
-            for toleration in msgspec.to_builtins(flavor.spec.tolerations):
-                if toleration not in tolerations:
-                    tolerations.append(toleration)
+        selector, tolerations = with_flavors(
+            dict(spec.get("nodeSelector") or {}),
+            list(spec.get("tolerations") or []),
+            assignments.get(name),
+            flavors,
+        )
         specs.append({"nodeSelector": selector or None, "tolerations": tolerations or None})
     return specs
+
+
+def with_flavors(
+    selector: dict[str, str],
+    tolerations: list[Json],
+    assignment: PodSetAssignment | None,
+    flavors: Mapping[str, ResourceFlavor],
+) -> tuple[dict[str, str], list[Json]]:
+    """A pod set's node selector and tolerations with its assigned flavors' node labels and
+    tolerations merged in (``podset.Merge`` of ``FromAssignment``); updated in place."""
+    for flavor_name in sorted(set(assignment.flavors.values()) if assignment else ()):
+        flavor = flavors.get(flavor_name)
+        if flavor is None:
+            continue
+        selector.update(flavor.spec.nodeLabels)
+        for toleration in msgspec.to_builtins(flavor.spec.tolerations):
+            if toleration not in tolerations:
+                tolerations.append(toleration)
+    return selector, tolerations
 
 
 def _restored_specs(job: Any, shape: JobShape, wl: Workload) -> list[Json]:

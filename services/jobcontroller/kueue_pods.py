@@ -121,16 +121,9 @@ def _start_patch(pod: Pod, wl: Workload, flavors: Mapping[str, ResourceFlavor], 
         assignment = next(
             (a for a in wl.status.admission.podSetAssignments if a.name == name), None
         )
-    selector = dict(pod.spec.nodeSelector)
-    tolerations: list[Json] = msgspec.to_builtins(pod.spec.tolerations)
-    for flavor_name in sorted(set(assignment.flavors.values()) if assignment else ()):
-        flavor = flavors.get(flavor_name)
-        if flavor is None:
-            continue
-        selector.update(flavor.spec.nodeLabels)
-        for toleration in msgspec.to_builtins(flavor.spec.tolerations):
-            if toleration not in tolerations:
-                tolerations.append(toleration)
+    selector, tolerations = kueue.with_flavors(
+        dict(pod.spec.nodeSelector), msgspec.to_builtins(pod.spec.tolerations), assignment, flavors
+    )
     # The topology gate goes too: no pod set of Shoal's asks for a topology (``prepare``).
     kept = [g.name for g in pod.spec.schedulingGates if g.name not in _KUEUE_GATES]
     gates = [{"name": name} for name in kept]
